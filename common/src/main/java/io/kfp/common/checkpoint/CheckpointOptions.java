@@ -1,0 +1,200 @@
+package io.kfp.common.checkpoint;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.OptionGroup;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * When and how a job takes checkpoints, and where they are kept. Defaults follow the reference
+ * tutorial: every 5 s, exactly-once, 500 ms pause, 60 s timeout, one at a time, retained on
+ * cancellation.
+ */
+public final class CheckpointOptions implements OptionGroup {
+
+    public static final CheckpointOptions GROUP = new CheckpointOptions();
+
+    /** Consistency of the checkpoint barriers. */
+    public enum Mode {
+        EXACTLY_ONCE("exactly-once"),
+        AT_LEAST_ONCE("at-least-once");
+
+        private final String text;
+
+        Mode(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** What happens to the last checkpoint when the job is cancelled. */
+    public enum Retention {
+        RETAIN_ON_CANCELLATION("retain-on-cancellation"),
+        DELETE_ON_CANCELLATION("delete-on-cancellation");
+
+        private final String text;
+
+        Retention(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<Boolean> ENABLED =
+            key("checkpoint.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Take periodic checkpoints. Off: no recovery of Kafka offsets or state"
+                                    + " after a failure, and an exactly-once sink never commits;"
+                                    + " the Kafka source then commits offsets with the consumer's"
+                                    + " own auto-commit (see source.auto-commit).");
+
+    public static final ConfigOption<Duration> INTERVAL =
+            key("checkpoint.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withFallbackKeys("execution.checkpointing.interval")
+                    .withDescription(
+                            "Time between the starts of two checkpoints. With an exactly-once"
+                                    + " Kafka sink this is also how long output stays invisible to"
+                                    + " read_committed consumers.");
+
+    public static final ConfigOption<Mode> MODE =
+            key("checkpoint.mode")
+                    .enumType(Mode.class)
+                    .defaultValue(Mode.EXACTLY_ONCE)
+                    .withFallbackKeys("execution.checkpointing.mode")
+                    .withDescription(
+                            "exactly-once aligns barriers so every record is in exactly one"
+                                    + " checkpoint; at-least-once skips alignment (lower latency,"
+                                    + " replays may duplicate). An exactly-once sink needs"
+                                    + " exactly-once.");
+
+    public static final ConfigOption<Duration> MIN_PAUSE =
+            key("checkpoint.min-pause")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(500))
+                    .withFallbackKeys("execution.checkpointing.min-pause")
+                    .withDescription(
+                            "Minimum time between the end of one checkpoint and the start of"
+                                    + " the next, so a slow checkpoint cannot starve processing.");
+
+    public static final ConfigOption<Duration> TIMEOUT =
+            key("checkpoint.timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withFallbackKeys("execution.checkpointing.timeout")
+                    .withDescription("A checkpoint not complete after this long is discarded.");
+
+    public static final ConfigOption<Integer> MAX_CONCURRENT =
+            key("checkpoint.max-concurrent")
+                    .intType()
+                    .defaultValue(1)
+                    .withFallbackKeys("execution.checkpointing.max-concurrent-checkpoints")
+                    .withDescription("How many checkpoints may be in progress at the same time.");
+
+    public static final ConfigOption<Retention> RETENTION =
+            key("checkpoint.retention")
+                    .enumType(Retention.class)
+                    .defaultValue(Retention.RETAIN_ON_CANCELLATION)
+                    .withDescription(
+                            "Keep the last checkpoint when the job is cancelled, so it can be"
+                                    + " resumed from it (execution.state-recovery.path).");
+
+    public static final ConfigOption<String> DIRECTORY =
+            key("checkpoint.dir")
+                    .stringType()
+                    .defaultValue("kfp-state/checkpoints")
+                    .withFallbackKeys("execution.checkpointing.dir")
+                    .withDescription(
+                            "Where checkpoints are written: a URI such as file:///data/ckpt,"
+                                    + " hdfs://namenode:8020/flink/ckpt or s3://bucket/ckpt, or"
+                                    + " a local path (relative paths are resolved against the"
+                                    + " directory the job is started from). Every JobManager"
+                                    + " and TaskManager must reach it; on a multi-host cluster"
+                                    + " use shared storage.");
+
+    public static final ConfigOption<String> SAVEPOINT_DIRECTORY =
+            key("checkpoint.savepoint-dir")
+                    .stringType()
+                    .defaultValue("kfp-state/savepoints")
+                    .withFallbackKeys("execution.checkpointing.savepoint-dir")
+                    .withDescription(
+                            "Default target of stop-with-savepoint, same forms as"
+                                    + " checkpoint.dir.");
+
+    private CheckpointOptions() {}
+
+    @Override
+    public String title() {
+        return "Checkpointing";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(
+                ENABLED,
+                INTERVAL,
+                MODE,
+                MIN_PAUSE,
+                TIMEOUT,
+                MAX_CONCURRENT,
+                RETENTION,
+                DIRECTORY,
+                SAVEPOINT_DIRECTORY);
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        if (config.get(INTERVAL).compareTo(Duration.ofMillis(10)) < 0) {
+            problems.add(
+                    INTERVAL.key(),
+                    "must be at least 10 ms (Flink's minimum).",
+                    "use e.g. 5 s; to turn checkpointing off set checkpoint.enabled=false.");
+        }
+        if (config.get(MIN_PAUSE).isNegative()) {
+            problems.add(MIN_PAUSE.key(), "must not be negative.", "use e.g. 500 ms, or 0 ms.");
+        }
+        if (config.get(TIMEOUT).compareTo(Duration.ofMillis(10)) < 0) {
+            problems.add(TIMEOUT.key(), "must be at least 10 ms.", "use e.g. 60 s.");
+        }
+        if (config.get(MAX_CONCURRENT) < 1) {
+            problems.add(MAX_CONCURRENT.key(), "must be at least 1.", "use 1.");
+        }
+        checkLocation(config, DIRECTORY, problems);
+        checkLocation(config, SAVEPOINT_DIRECTORY, problems);
+    }
+
+    private static void checkLocation(
+            ReadableConfig config, ConfigOption<String> option, ConfigProblems problems) {
+        String value = config.get(option);
+        if (value == null || value.isBlank()) {
+            problems.add(
+                    option.key(), "must not be empty.", "set a directory or URI, e.g. file:///data/ckpt.");
+            return;
+        }
+        try {
+            StorageLocations.toUri(value);
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            problems.add(
+                    option.key(),
+                    "is neither a URI nor a path (" + e.getMessage() + ").",
+                    "write a URI such as file:///data/ckpt, hdfs://namenode:8020/ckpt,"
+                            + " s3://bucket/ckpt, or a plain path.");
+        }
+    }
+}

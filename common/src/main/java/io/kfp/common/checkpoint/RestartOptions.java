@@ -1,0 +1,110 @@
+package io.kfp.common.checkpoint;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.OptionGroup;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * How often a failing job is restarted before it is declared FAILED. Always bounded: a job that
+ * can never succeed (say, the broker refuses its transaction timeout) must end, with its cause in
+ * the log, instead of restarting forever.
+ */
+public final class RestartOptions implements OptionGroup {
+
+    public static final RestartOptions GROUP = new RestartOptions();
+
+    /** Restart strategies we support. */
+    public enum Strategy {
+        /**
+         * Delays growing from restart.initial-delay to restart.max-delay; the attempt count resets
+         * after an hour without failure, so rare transient failures never add up to a FAILED job.
+         */
+        EXPONENTIAL_DELAY("exponential-delay"),
+        /** The same delay each time; restart.attempts counts every failure in the job's life. */
+        FIXED_DELAY("fixed-delay"),
+        /** Fail at the first error. */
+        NONE("none");
+
+        private final String text;
+
+        Strategy(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<Strategy> STRATEGY =
+            key("restart.strategy")
+                    .enumType(Strategy.class)
+                    .defaultValue(Strategy.EXPONENTIAL_DELAY)
+                    .withDescription(
+                            "exponential-delay: delays double from restart.initial-delay up to"
+                                    + " restart.max-delay, the count resets after an hour without"
+                                    + " failure; fixed-delay: restart.initial-delay between"
+                                    + " restarts, failures count over the job's life; none.");
+
+    public static final ConfigOption<Integer> ATTEMPTS =
+            key("restart.attempts")
+                    .intType()
+                    .defaultValue(10)
+                    .withDescription(
+                            "Restarts before the job is declared FAILED. Always bounded.");
+
+    public static final ConfigOption<Duration> INITIAL_DELAY =
+            key("restart.initial-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "Delay before the first restart (fixed-delay: before every"
+                                    + " restart).");
+
+    public static final ConfigOption<Duration> MAX_DELAY =
+            key("restart.max-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription("Longest delay between restarts (exponential-delay).");
+
+    /** Above this a "bounded" strategy is unbounded in practice. */
+    static final int MAX_ATTEMPTS = 10_000;
+
+    private RestartOptions() {}
+
+    @Override
+    public String title() {
+        return "Restarts";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(STRATEGY, ATTEMPTS, INITIAL_DELAY, MAX_DELAY);
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        int attempts = config.get(ATTEMPTS);
+        if (attempts < 1 || attempts > MAX_ATTEMPTS) {
+            problems.add(
+                    ATTEMPTS.key(),
+                    "must be between 1 and " + MAX_ATTEMPTS + " (restarts are always bounded).",
+                    "use e.g. 10; to never restart set restart.strategy=none.");
+        }
+        if (config.get(INITIAL_DELAY).isNegative()) {
+            problems.add(INITIAL_DELAY.key(), "must not be negative.", "use e.g. 1 s.");
+        }
+        if (config.get(MAX_DELAY).compareTo(config.get(INITIAL_DELAY)) < 0) {
+            problems.add(
+                    MAX_DELAY.key(),
+                    "is shorter than restart.initial-delay (" + config.get(INITIAL_DELAY) + ").",
+                    "make restart.max-delay at least restart.initial-delay.");
+        }
+    }
+}

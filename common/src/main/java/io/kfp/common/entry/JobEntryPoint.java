@@ -1,0 +1,176 @@
+package io.kfp.common.entry;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.config.InvalidConfigurationException;
+import io.kfp.common.config.OptionGroup;
+import io.kfp.common.config.OptionsHelp;
+import io.kfp.common.config.RawConfig;
+import io.kfp.common.config.SecretRedaction;
+import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.preflight.AdminBrokerView;
+import io.kfp.common.preflight.BrokerPreflight;
+import io.kfp.common.preflight.PreflightOptions;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.ExceptionUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every job's {@code main} does, in order: parse settings, answer {@code --help}, validate
+ * (all errors at once, exit 2, nothing submitted), log the effective configuration with secrets
+ * hidden, check the broker, run.
+ *
+ * <pre>{@code
+ * public static void main(String[] args) {
+ *     JobEntryPoint.main(RelayJob.SPEC, args);
+ * }
+ * }</pre>
+ */
+public final class JobEntryPoint {
+
+    /** The settings were wrong or Kafka would refuse the job: nothing was submitted. */
+    public static final int EXIT_USER_ERROR = 2;
+    /** The job ran and failed. */
+    public static final int EXIT_JOB_FAILED = 1;
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobEntryPoint.class);
+
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final BrokerPreflight.BrokerViewFactory brokers;
+
+    public JobEntryPoint(
+            Map<String, String> environment,
+            PrintStream out,
+            PrintStream err,
+            BrokerPreflight.BrokerViewFactory brokers) {
+        this.environment = environment;
+        this.out = out;
+        this.err = err;
+        this.brokers = brokers;
+    }
+
+    /** Runs {@code spec} with the process's environment and exits non-zero on failure. */
+    public static void main(JobSpec spec, String[] args) {
+        int code =
+                new JobEntryPoint(System.getenv(), System.out, System.err, AdminBrokerView::new)
+                        .run(spec, args);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    /** Runs {@code spec}; returns the process exit code (0, {@value #EXIT_USER_ERROR}, {@value #EXIT_JOB_FAILED}). */
+    public int run(JobSpec spec, String[] args) {
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(args, environment, spec.defaults(), spec.groups());
+        if (loaded.helpRequested()) {
+            out.print(OptionsHelp.render(spec.command(), spec.description(), spec.groups(), spec.defaults()));
+            out.flush();
+            return 0;
+        }
+
+        Configuration config;
+        try {
+            config = ConfigValidator.validate(loaded.raw(), spec.groups(), loaded.syntaxProblems());
+        } catch (InvalidConfigurationException e) {
+            reportUserError(spec, e.problems(), "configuration error", "configuration errors");
+            return EXIT_USER_ERROR;
+        }
+        LOG.info(
+                "Starting {} with this configuration (secrets hidden):\n{}",
+                spec.command(),
+                describeEffective(loaded.raw(), spec.groups(), spec.defaults(), config));
+
+        if (config.get(PreflightOptions.SKIP)) {
+            LOG.warn(
+                    "Preflight skipped (preflight.skip=true): broker reachability, topics and the"
+                            + " broker's transaction.max.timeout.ms were not checked.");
+        } else {
+            List<ConfigProblem> problems =
+                    BrokerPreflight.run(
+                            BrokerPreflight.Requirements.from(config, spec.groups()),
+                            KafkaClientOptions.connectionProperties(config),
+                            config.get(PreflightOptions.TIMEOUT),
+                            brokers);
+            if (!problems.isEmpty()) {
+                reportUserError(spec, problems, "problem with the Kafka cluster", "problems with the Kafka cluster");
+                return EXIT_USER_ERROR;
+            }
+        }
+
+        try {
+            spec.runner().run(config);
+            return 0;
+        } catch (Exception e) {
+            LOG.error("{} failed", spec.command(), e);
+            err.println(
+                    spec.command()
+                            + ": the job failed: "
+                            + ExceptionUtils.stringifyException(rootCause(e)).lines().findFirst().orElse(""));
+            err.println("See the log for the full stack trace.");
+            err.flush();
+            return EXIT_JOB_FAILED;
+        }
+    }
+
+    private void reportUserError(
+            JobSpec spec, List<ConfigProblem> problems, String singular, String plural) {
+        err.println(
+                spec.command()
+                        + ": "
+                        + problems.size()
+                        + " "
+                        + (problems.size() == 1 ? singular : plural)
+                        + "; nothing was submitted.");
+        for (ConfigProblem problem : problems) {
+            err.println("  - " + problem.describe());
+        }
+        err.println("Run " + spec.command() + " --help to list every option with its default.");
+        err.flush();
+    }
+
+    /** One line per setting: key = value  [origin], secrets hidden, sorted by key. */
+    static String describeEffective(
+            RawConfig raw, List<OptionGroup> groups, Map<String, String> jobDefaults, Configuration config) {
+        Map<String, String> lines = new TreeMap<>();
+        for (OptionGroup group : groups) {
+            for (ConfigOption<?> option : group.options()) {
+                RawConfig.Entry entry = raw.entry(option.key());
+                String value =
+                        entry != null
+                                ? entry.value()
+                                : config.getOptional(option).map(String::valueOf).orElse(null);
+                if (value == null && !option.hasDefaultValue()) {
+                    value = "(unset)";
+                } else if (value == null) {
+                    value = OptionsHelp.defaultText(option, jobDefaults);
+                }
+                String origin = entry == null ? "default" : entry.origin();
+                lines.put(option.key(), SecretRedaction.redact(option.key(), value) + "  [" + origin + "]");
+            }
+        }
+        raw.entries().forEach(
+                (k, e) -> lines.putIfAbsent(k, SecretRedaction.redact(k, e.value()) + "  [" + e.origin() + "]"));
+        List<String> rendered = new ArrayList<>();
+        lines.forEach((k, v) -> rendered.add("  " + k + " = " + v));
+        return String.join("\n", rendered);
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

@@ -1,0 +1,80 @@
+package io.kfp.common.entry;
+
+import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.checkpoint.RestartOptions;
+import io.kfp.common.checkpoint.StateOptions;
+import io.kfp.common.config.JobOptions;
+import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.preflight.PreflightOptions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Everything the entry point needs to know about a job: its command name, what it does, the
+ * option groups it accepts, its own defaults, and how to run it once the configuration is valid.
+ */
+public record JobSpec(
+        String command,
+        String description,
+        List<OptionGroup> groups,
+        Map<String, String> defaults,
+        JobRunner runner) {
+
+    /** Builds and executes the job from a validated configuration. */
+    @FunctionalInterface
+    public interface JobRunner {
+        void run(Configuration config) throws Exception;
+    }
+
+    public JobSpec {
+        groups = List.copyOf(groups);
+        defaults = Map.copyOf(defaults);
+    }
+
+    /** Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka, preflight. */
+    public static Builder builder(String command, String description) {
+        return new Builder(command, description);
+    }
+
+    /** Fluent construction; job-specific groups come after the standard ones. */
+    public static final class Builder {
+        private final String command;
+        private final String description;
+        private final List<OptionGroup> groups =
+                new ArrayList<>(
+                        List.of(
+                                JobOptions.GROUP,
+                                CheckpointOptions.GROUP,
+                                StateOptions.GROUP,
+                                RestartOptions.GROUP,
+                                KafkaClientOptions.GROUP,
+                                PreflightOptions.GROUP));
+        private final Map<String, String> defaults = new LinkedHashMap<>();
+
+        private Builder(String command, String description) {
+            this.command = command;
+            this.description = description;
+            defaults.put(JobOptions.NAME.key(), command);
+        }
+
+        public Builder group(OptionGroup group) {
+            groups.add(group);
+            return this;
+        }
+
+        /** This job's default for {@code option}, shown by --help in place of the option's own. */
+        public Builder defaultValue(ConfigOption<?> option, String value) {
+            defaults.put(option.key(), value);
+            return this;
+        }
+
+        public JobSpec runner(JobRunner runner) {
+            return new JobSpec(command, description, groups, defaults, runner);
+        }
+    }
+}

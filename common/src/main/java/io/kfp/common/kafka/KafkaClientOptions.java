@@ -1,0 +1,126 @@
+package io.kfp.common.kafka;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.OptionGroup;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * How to reach Kafka: bootstrap servers plus any client property (security, timeouts, ...)
+ * passed through unchanged to the source, the sink and the preflight's admin client alike.
+ */
+public final class KafkaClientOptions implements OptionGroup {
+
+    public static final KafkaClientOptions GROUP = new KafkaClientOptions();
+
+    public static final String PROPERTIES_PREFIX = "kafka.properties.";
+
+    private static final Pattern HOST_PORT = Pattern.compile("[^\\s:,]+:\\d{1,5}");
+
+    /**
+     * Client properties that one of our typed options sets. Passing them through would silently
+     * override the option, so it is an error that names the option to use instead.
+     */
+    static final Map<String, String> OWNED_BY_OPTIONS =
+            Map.ofEntries(
+                    Map.entry("bootstrap.servers", "kafka.bootstrap-servers"),
+                    Map.entry("group.id", "source.group-id"),
+                    Map.entry("isolation.level", "source.isolation-level"),
+                    Map.entry("enable.auto.commit", "source.auto-commit"),
+                    Map.entry("auto.commit.interval.ms", "source.auto-commit-interval"),
+                    Map.entry("auto.offset.reset", "source.offset-reset"),
+                    Map.entry("commit.offsets.on.checkpoint", "source.commit-offsets-on-checkpoint"),
+                    Map.entry("partition.discovery.interval.ms", "source.partition-discovery-interval"),
+                    Map.entry("transactional.id", "sink.transactional-id-prefix"),
+                    Map.entry("transaction.timeout.ms", "sink.transaction-timeout"),
+                    Map.entry("key.serializer", "(set by the job)"),
+                    Map.entry("value.serializer", "(set by the job)"),
+                    Map.entry("key.deserializer", "(set by the job)"),
+                    Map.entry("value.deserializer", "(set by the job)"));
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS =
+            key("kafka.bootstrap-servers")
+                    .stringType()
+                    .defaultValue("localhost:9092")
+                    .withFallbackKeys("bootstrap.servers")
+                    .withDescription(
+                            "Comma-separated host:port list of Kafka brokers to bootstrap from.");
+
+    private KafkaClientOptions() {}
+
+    @Override
+    public String title() {
+        return "Kafka connection";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(BOOTSTRAP_SERVERS);
+    }
+
+    @Override
+    public List<PassThroughPrefix> passThroughPrefixes() {
+        return List.of(
+                new PassThroughPrefix(
+                        PROPERTIES_PREFIX,
+                        "Any Kafka client property, given to the source, the sink and the"
+                                + " preflight's admin client alike, e.g."
+                                + " --kafka.properties.security.protocol SASL_SSL,"
+                                + " --kafka.properties.sasl.jaas.config '...'. Secrets (*password*,"
+                                + " sasl.jaas.config, ...) are never printed or logged."));
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        String servers = config.get(BOOTSTRAP_SERVERS);
+        for (String server : servers.split(",")) {
+            if (!HOST_PORT.matcher(server.trim()).matches()) {
+                problems.add(
+                        BOOTSTRAP_SERVERS.key(),
+                        "'" + server.trim() + "' is not host:port.",
+                        "write a comma-separated list such as broker1:9092,broker2:9092.");
+                break;
+            }
+        }
+        clientProperties(config)
+                .stringPropertyNames()
+                .forEach(
+                        name -> {
+                            String owner = OWNED_BY_OPTIONS.get(name);
+                            if (owner != null) {
+                                problems.add(
+                                        PROPERTIES_PREFIX + name,
+                                        "this client property is set by the job itself.",
+                                        owner.startsWith("(")
+                                                ? "remove it."
+                                                : "remove it and set " + owner + " instead.");
+                            }
+                        });
+    }
+
+    /** The pass-through client properties ({@code kafka.properties.*}, prefix removed). */
+    public static Properties clientProperties(ReadableConfig config) {
+        Properties properties = new Properties();
+        config.toMap()
+                .forEach(
+                (k, v) -> {
+                    if (k.startsWith(PROPERTIES_PREFIX) && k.length() > PROPERTIES_PREFIX.length()) {
+                        properties.setProperty(k.substring(PROPERTIES_PREFIX.length()), v);
+                    }
+                });
+        return properties;
+    }
+
+    /** Bootstrap servers plus the pass-through properties: what every client of ours gets. */
+    public static Properties connectionProperties(ReadableConfig config) {
+        Properties properties = clientProperties(config);
+        properties.setProperty("bootstrap.servers", config.get(BOOTSTRAP_SERVERS));
+        return properties;
+    }
+}

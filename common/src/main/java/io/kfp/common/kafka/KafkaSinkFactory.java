@@ -1,0 +1,57 @@
+package io.kfp.common.kafka;
+
+import java.util.Properties;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+
+/** Builds the {@link KafkaSink} every job writes with, from validated {@link SinkOptions}. */
+public final class KafkaSinkFactory {
+
+    private KafkaSinkFactory() {}
+
+    /** A sink writing {@code fields} of each element to {@code sink.topic}. */
+    public static <T> KafkaSink<T> create(ReadableConfig config, OutgoingRecord<T> fields) {
+        return create(config, serializer(config, fields));
+    }
+
+    /** A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer} cannot express). */
+    public static <T> KafkaSink<T> create(
+            ReadableConfig config, KafkaRecordSerializationSchema<T> serializer) {
+        SinkOptions.Guarantee guarantee = config.get(SinkOptions.DELIVERY_GUARANTEE);
+        KafkaSinkBuilder<T> builder =
+                KafkaSink.<T>builder()
+                        .setKafkaProducerConfig(producerProperties(config))
+                        .setBootstrapServers(config.get(KafkaClientOptions.BOOTSTRAP_SERVERS))
+                        .setDeliveryGuarantee(guarantee.toFlink())
+                        .setRecordSerializer(serializer);
+        if (guarantee == SinkOptions.Guarantee.EXACTLY_ONCE) {
+            builder.setTransactionalIdPrefix(SinkOptions.transactionalIdPrefix(config))
+                    .setTransactionNamingStrategy(config.get(SinkOptions.TRANSACTION_NAMING).toFlink());
+        }
+        return builder.build();
+    }
+
+    /** {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to {@code fields}. */
+    public static <T> TopicRecordSerializer<T> serializer(
+            ReadableConfig config, OutgoingRecord<T> fields) {
+        return new TopicRecordSerializer<>(
+                config.get(SinkOptions.TOPIC),
+                fields,
+                config.get(SinkOptions.PARTITIONER).create(),
+                config.get(SinkOptions.WRITE_TIMESTAMPS));
+    }
+
+    /** The producer properties: connection, plus the transaction timeout for exactly-once. */
+    public static Properties producerProperties(ReadableConfig config) {
+        Properties props = KafkaClientOptions.connectionProperties(config);
+        if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
+            // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
+            props.setProperty(
+                    "transaction.timeout.ms",
+                    String.valueOf(config.get(SinkOptions.TRANSACTION_TIMEOUT).toMillis()));
+        }
+        return props;
+    }
+}

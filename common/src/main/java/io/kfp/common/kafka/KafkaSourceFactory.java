@@ -1,0 +1,64 @@
+package io.kfp.common.kafka;
+
+import io.kfp.common.checkpoint.CheckpointOptions;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+
+/** Builds the {@link KafkaSource} every job reads with, from validated {@link SourceOptions}. */
+public final class KafkaSourceFactory {
+
+    private KafkaSourceFactory() {}
+
+    public static <T> KafkaSource<T> create(
+            ReadableConfig config, KafkaRecordDeserializationSchema<T> deserializer) {
+        KafkaSourceBuilder<T> builder =
+                KafkaSource.<T>builder()
+                        .setProperties(consumerProperties(config))
+                        .setGroupId(SourceOptions.groupId(config))
+                        .setStartingOffsets(
+                                StartingOffsets.parse(config.get(SourceOptions.STARTING_OFFSETS))
+                                        .toInitializer(config.get(SourceOptions.OFFSET_RESET)))
+                        .setDeserializer(deserializer);
+        if (SourceOptions.topics(config).isEmpty()) {
+            builder.setTopicPattern(Pattern.compile(config.get(SourceOptions.TOPIC_PATTERN)));
+        } else {
+            builder.setTopics(SourceOptions.topics(config));
+        }
+        return builder.build();
+    }
+
+    /**
+     * The client properties the source is built with. With checkpointing on, offsets are
+     * committed on checkpoint completion and the consumer's own auto-commit stays off (the
+     * connector's default); with checkpointing off, the connector would also keep auto-commit
+     * off unless told otherwise, so nothing would ever be committed: we turn it on explicitly.
+     */
+    public static Properties consumerProperties(ReadableConfig config) {
+        Properties props = KafkaClientOptions.connectionProperties(config);
+        props.setProperty(
+                "isolation.level", config.get(SourceOptions.ISOLATION_LEVEL).kafkaValue());
+        long discoveryMs = config.get(SourceOptions.PARTITION_DISCOVERY_INTERVAL).toMillis();
+        props.setProperty("partition.discovery.interval.ms", String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
+        boolean checkpointing = config.get(CheckpointOptions.ENABLED);
+        if (checkpointing) {
+            props.setProperty(
+                    "commit.offsets.on.checkpoint",
+                    String.valueOf(config.get(SourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT)));
+            props.setProperty("enable.auto.commit", "false");
+        } else {
+            boolean autoCommit = config.get(SourceOptions.AUTO_COMMIT);
+            props.setProperty("commit.offsets.on.checkpoint", "false");
+            props.setProperty("enable.auto.commit", String.valueOf(autoCommit));
+            if (autoCommit) {
+                props.setProperty(
+                        "auto.commit.interval.ms",
+                        String.valueOf(config.get(SourceOptions.AUTO_COMMIT_INTERVAL).toMillis()));
+            }
+        }
+        return props;
+    }
+}

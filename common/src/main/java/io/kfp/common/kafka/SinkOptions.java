@@ -1,0 +1,217 @@
+package io.kfp.common.kafka;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.JobOptions;
+import io.kfp.common.config.OptionGroup;
+import io.kfp.common.preflight.TransactionTimeoutPreflight;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+
+/** What a job writes to Kafka and with which guarantee. */
+public final class SinkOptions implements OptionGroup {
+
+    public static final SinkOptions GROUP = new SinkOptions();
+
+    /** What survives a failure. */
+    public enum Guarantee {
+        /** Fire and forget: records in flight at a failure are lost. */
+        NONE("none", DeliveryGuarantee.NONE),
+        /** Flushed at every checkpoint: nothing lost, replays may duplicate. */
+        AT_LEAST_ONCE("at-least-once", DeliveryGuarantee.AT_LEAST_ONCE),
+        /** Kafka transactions committed with checkpoints: nothing lost, nothing duplicated. */
+        EXACTLY_ONCE("exactly-once", DeliveryGuarantee.EXACTLY_ONCE);
+
+        private final String text;
+        private final DeliveryGuarantee flink;
+
+        Guarantee(String text, DeliveryGuarantee flink) {
+            this.text = text;
+            this.flink = flink;
+        }
+
+        public DeliveryGuarantee toFlink() {
+            return flink;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** How transactional ids are chosen (exactly-once). */
+    public enum TransactionNaming {
+        /** A new id per checkpoint (prefix-subtask-counter): the connector's classic scheme. */
+        INCREMENTING("incrementing", TransactionNamingStrategy.INCREMENTING),
+        /** Reuses a small pool of ids: fewer producer ids on the broker; needs Kafka 3.0+. */
+        POOLING("pooling", TransactionNamingStrategy.POOLING);
+
+        private final String text;
+        private final TransactionNamingStrategy flink;
+
+        TransactionNaming(String text, TransactionNamingStrategy flink) {
+            this.text = text;
+            this.flink = flink;
+        }
+
+        public TransactionNamingStrategy toFlink() {
+            return flink;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<String> TOPIC =
+            key("sink.topic").stringType().noDefaultValue().withDescription("Topic to write to.");
+
+    public static final ConfigOption<Guarantee> DELIVERY_GUARANTEE =
+            key("sink.delivery-guarantee")
+                    .enumType(Guarantee.class)
+                    .defaultValue(Guarantee.EXACTLY_ONCE)
+                    .withDescription(
+                            "exactly-once: records are written in Kafka transactions committed"
+                                    + " when a checkpoint completes (visible to read_committed"
+                                    + " consumers only then); at-least-once: flushed at every"
+                                    + " checkpoint, replays after a failure may duplicate; none:"
+                                    + " records in flight at a failure are lost.");
+
+    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX =
+            key("sink.transactional-id-prefix")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Prefix of the Kafka transactional ids (exactly-once). Must be unique"
+                                    + " per running job on a Kafka cluster and stable across"
+                                    + " restarts, or transactions of another job are aborted."
+                                    + " Unset: kfp.<job.name>.<job.instance-id>.");
+
+    public static final ConfigOption<Duration> TRANSACTION_TIMEOUT =
+            key("sink.transaction-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(15))
+                    .withDescription(
+                            "Producer transaction.timeout.ms (exactly-once). Must be at most the"
+                                    + " broker's transaction.max.timeout.ms (15 min on a stock"
+                                    + " broker; checked before start) and longer than"
+                                    + " checkpoint.interval + checkpoint.min-pause +"
+                                    + " checkpoint.timeout + 1 min, or transactions expire before"
+                                    + " they commit and data is lost. A job down longer than this"
+                                    + " loses its last pre-committed transaction.");
+
+    public static final ConfigOption<TransactionNaming> TRANSACTION_NAMING =
+            key("sink.transaction-naming")
+                    .enumType(TransactionNaming.class)
+                    .defaultValue(TransactionNaming.INCREMENTING)
+                    .withDescription(
+                            "incrementing: a new transactional id per checkpoint; pooling: reuse"
+                                    + " a small pool of ids (fewer producer ids kept by the"
+                                    + " broker).");
+
+    public static final ConfigOption<SinkPartitioner> PARTITIONER =
+            key("sink.partitioner")
+                    .enumType(SinkPartitioner.class)
+                    .defaultValue(SinkPartitioner.KAFKA)
+                    .withDescription(
+                            "kafka: Kafka's default (hash of the key; records without a key are"
+                                    + " spread over all partitions); fixed: each sink subtask"
+                                    + " writes one partition (subtask i -> partition i mod n; at"
+                                    + " parallelism 1 everything lands in one partition);"
+                                    + " round-robin: every record to the next partition.");
+
+    public static final ConfigOption<Boolean> WRITE_TIMESTAMPS =
+            key("sink.write-timestamps")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Write each record's Flink timestamp as the Kafka record timestamp."
+                                    + " Off: the producer stamps the send time.");
+
+    private static final Pattern SAFE_PREFIX = Pattern.compile("[A-Za-z0-9._-]+");
+
+    private SinkOptions() {}
+
+    @Override
+    public String title() {
+        return "Kafka sink";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(
+                TOPIC,
+                DELIVERY_GUARANTEE,
+                TRANSACTIONAL_ID_PREFIX,
+                TRANSACTION_TIMEOUT,
+                TRANSACTION_NAMING,
+                PARTITIONER,
+                WRITE_TIMESTAMPS);
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        String topic = config.getOptional(TOPIC).orElse("");
+        if (topic.isBlank()) {
+            problems.addMissing(TOPIC.key(), "no output topic set.", "set --sink.topic my-topic.");
+        } else if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
+            problems.add(
+                    TOPIC.key(),
+                    "not a valid Kafka topic name.",
+                    "use 1-249 letters, digits, '.', '_' or '-'.");
+        }
+        config.getOptional(TRANSACTIONAL_ID_PREFIX)
+                .filter(p -> !SAFE_PREFIX.matcher(p).matches())
+                .ifPresent(
+                        p ->
+                                problems.add(
+                                        TRANSACTIONAL_ID_PREFIX.key(),
+                                        "only letters, digits, '.', '_' and '-' are allowed.",
+                                        "use e.g. kfp.relay-job.eu-1, or remove it for the"
+                                                + " default."));
+        if (config.get(DELIVERY_GUARANTEE) != Guarantee.EXACTLY_ONCE) {
+            return;
+        }
+        if (!config.get(CheckpointOptions.ENABLED)) {
+            problems.add(
+                    DELIVERY_GUARANTEE.key(),
+                    "exactly-once commits its transactions when checkpoints complete, and"
+                            + " checkpoint.enabled is false: nothing would ever become visible.",
+                    "turn checkpointing on, or use sink.delivery-guarantee=at-least-once.");
+        } else if (config.get(CheckpointOptions.MODE) != CheckpointOptions.Mode.EXACTLY_ONCE) {
+            problems.add(
+                    DELIVERY_GUARANTEE.key(),
+                    "exactly-once needs aligned checkpoints, and checkpoint.mode is "
+                            + config.get(CheckpointOptions.MODE)
+                            + ": replays after a failure would write duplicates.",
+                    "set checkpoint.mode=exactly-once, or sink.delivery-guarantee=at-least-once.");
+        } else {
+            TransactionTimeoutPreflight.checkAgainstCheckpointing(
+                            config.get(TRANSACTION_TIMEOUT),
+                            config.get(CheckpointOptions.INTERVAL),
+                            config.get(CheckpointOptions.MIN_PAUSE),
+                            config.get(CheckpointOptions.TIMEOUT))
+                    .ifPresent(
+                            problem ->
+                                    problems.add(
+                                            TRANSACTION_TIMEOUT.key(),
+                                            problem.problem(),
+                                            problem.fix()));
+        }
+    }
+
+    /** The transactional id prefix: as configured, or derived from the job's identity. */
+    public static String transactionalIdPrefix(ReadableConfig config) {
+        return config.getOptional(TRANSACTIONAL_ID_PREFIX)
+                .orElseGet(() -> JobOptions.qualifiedName(config));
+    }
+}

@@ -1,0 +1,241 @@
+package io.kfp.common.kafka;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.JobOptions;
+import io.kfp.common.config.OptionGroup;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.kafka.common.TopicPartition;
+
+/** What a job reads from Kafka and how: topics, consumer group, start position, isolation. */
+public final class SourceOptions implements OptionGroup {
+
+    public static final SourceOptions GROUP = new SourceOptions();
+
+    /** Which records a consumer sees. */
+    public enum IsolationLevel {
+        /** Only records of committed transactions: the other half of exactly-once. */
+        READ_COMMITTED("read-committed", "read_committed"),
+        /** Also records of open and aborted transactions. */
+        READ_UNCOMMITTED("read-uncommitted", "read_uncommitted");
+
+        private final String text;
+        private final String kafkaValue;
+
+        IsolationLevel(String text, String kafkaValue) {
+            this.text = text;
+            this.kafkaValue = kafkaValue;
+        }
+
+        public String kafkaValue() {
+            return kafkaValue;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<String> TOPICS =
+            key("source.topics")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Comma-separated topics to read. Set this or source.topic-pattern.");
+
+    public static final ConfigOption<String> TOPIC_PATTERN =
+            key("source.topic-pattern")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Java regular expression; every matching topic is read, including"
+                                    + " ones created later (see"
+                                    + " source.partition-discovery-interval). Set this or"
+                                    + " source.topics.");
+
+    public static final ConfigOption<String> GROUP_ID =
+            key("source.group-id")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Consumer group id, under which offsets are committed. Unset:"
+                                    + " kfp.<job.name>.<job.instance-id>.");
+
+    public static final ConfigOption<String> STARTING_OFFSETS =
+            key("source.starting-offsets")
+                    .stringType()
+                    .defaultValue("group-offsets")
+                    .withDescription(
+                            "Where to start when not restoring from a checkpoint or savepoint"
+                                    + " (a restore always resumes from the offsets in its state): "
+                                    + StartingOffsets.FORMS
+                                    + ". group-offsets and specific use source.offset-reset for"
+                                    + " partitions without an offset.");
+
+    public static final ConfigOption<StartingOffsets.OffsetReset> OFFSET_RESET =
+            key("source.offset-reset")
+                    .enumType(StartingOffsets.OffsetReset.class)
+                    .defaultValue(StartingOffsets.OffsetReset.EARLIEST)
+                    .withDescription(
+                            "Start of a partition that has no committed offset: earliest, latest,"
+                                    + " or none (fail).");
+
+    public static final ConfigOption<Boolean> COMMIT_OFFSETS_ON_CHECKPOINT =
+            key("source.commit-offsets-on-checkpoint")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Commit the consumed offsets to the consumer group when a checkpoint"
+                                    + " completes, for monitoring (consumer lag) and for"
+                                    + " group-offsets starts. Recovery itself uses the offsets in"
+                                    + " the checkpoint.");
+
+    public static final ConfigOption<Boolean> AUTO_COMMIT =
+            key("source.auto-commit")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Only when checkpointing is off: let the Kafka consumer commit its"
+                                    + " offsets periodically (enable.auto.commit), every"
+                                    + " source.auto-commit-interval.");
+
+    public static final ConfigOption<Duration> AUTO_COMMIT_INTERVAL =
+            key("source.auto-commit-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription("Period of the consumer's auto-commit (auto.commit.interval.ms).");
+
+    public static final ConfigOption<IsolationLevel> ISOLATION_LEVEL =
+            key("source.isolation-level")
+                    .enumType(IsolationLevel.class)
+                    .defaultValue(IsolationLevel.READ_COMMITTED)
+                    .withDescription(
+                            "read-committed sees only committed transactions (required to keep"
+                                    + " exactly-once end to end); read-uncommitted also sees open"
+                                    + " and aborted ones.");
+
+    public static final ConfigOption<Duration> PARTITION_DISCOVERY_INTERVAL =
+            key("source.partition-discovery-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "How often to look for new partitions and new topics matching"
+                                    + " source.topic-pattern. 0 ms turns discovery off.");
+
+    private static final Pattern TOPIC_NAME = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+    private SourceOptions() {}
+
+    @Override
+    public String title() {
+        return "Kafka source";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(
+                TOPICS,
+                TOPIC_PATTERN,
+                GROUP_ID,
+                STARTING_OFFSETS,
+                OFFSET_RESET,
+                COMMIT_OFFSETS_ON_CHECKPOINT,
+                AUTO_COMMIT,
+                AUTO_COMMIT_INTERVAL,
+                ISOLATION_LEVEL,
+                PARTITION_DISCOVERY_INTERVAL);
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        boolean hasTopics = config.getOptional(TOPICS).filter(t -> !t.isBlank()).isPresent();
+        boolean hasPattern = config.getOptional(TOPIC_PATTERN).filter(t -> !t.isBlank()).isPresent();
+        if (hasTopics == hasPattern) {
+            if (hasTopics) {
+                problems.add(
+                        TOPIC_PATTERN.key(),
+                        "source.topics and source.topic-pattern are both set.",
+                        "keep only one of them.");
+            } else {
+                problems.addMissing(
+                        TOPICS.key(), "no input topic set.", "set --source.topics my-topic.");
+            }
+        }
+        if (hasTopics) {
+            for (String topic : topics(config)) {
+                if (!TOPIC_NAME.matcher(topic).matches()) {
+                    problems.add(
+                            TOPICS.key(),
+                            "'" + topic + "' is not a valid Kafka topic name.",
+                            "use 1-249 letters, digits, '.', '_' or '-'; separate topics with"
+                                    + " commas.");
+                }
+            }
+        }
+        if (hasPattern) {
+            try {
+                Pattern.compile(config.get(TOPIC_PATTERN));
+            } catch (PatternSyntaxException e) {
+                problems.add(
+                        TOPIC_PATTERN.key(),
+                        "not a valid regular expression: " + e.getDescription() + ".",
+                        "write a Java regex such as 'orders-.*'.");
+            }
+        }
+        config.getOptional(GROUP_ID)
+                .filter(String::isBlank)
+                .ifPresent(
+                        g ->
+                                problems.add(
+                                        GROUP_ID.key(),
+                                        "must not be empty.",
+                                        "set a group id, or remove the setting for the default."));
+        try {
+            StartingOffsets start = StartingOffsets.parse(config.get(STARTING_OFFSETS));
+            if (start.kind() == StartingOffsets.Kind.SPECIFIC && hasTopics) {
+                List<String> topics = topics(config);
+                for (TopicPartition tp : start.specificOffsets().keySet()) {
+                    if (!topics.contains(tp.topic())) {
+                        problems.add(
+                                STARTING_OFFSETS.key(),
+                                "topic '" + tp.topic() + "' is not one of source.topics " + topics + ".",
+                                "list offsets only for the topics the job reads.");
+                    }
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add(
+                    STARTING_OFFSETS.key(),
+                    e.getMessage() + ".",
+                    "use one of: " + StartingOffsets.FORMS + ".");
+        }
+        if (config.get(AUTO_COMMIT_INTERVAL).compareTo(Duration.ofMillis(1)) < 0) {
+            problems.add(AUTO_COMMIT_INTERVAL.key(), "must be positive.", "use e.g. 5 s.");
+        }
+        if (config.get(PARTITION_DISCOVERY_INTERVAL).isNegative()) {
+            problems.add(
+                    PARTITION_DISCOVERY_INTERVAL.key(),
+                    "must not be negative.",
+                    "use e.g. 60 s, or 0 ms to turn discovery off.");
+        }
+    }
+
+    /** The configured topics, trimmed; empty if a pattern is used. */
+    public static List<String> topics(ReadableConfig config) {
+        return config.getOptional(TOPICS)
+                .map(t -> Arrays.stream(t.split("[,;]")).map(String::trim).filter(s -> !s.isEmpty()).toList())
+                .orElse(List.of());
+    }
+
+    /** The group id: as configured, or derived from the job's name and instance id. */
+    public static String groupId(ReadableConfig config) {
+        return config.getOptional(GROUP_ID).orElseGet(() -> JobOptions.qualifiedName(config));
+    }
+}

@@ -1,0 +1,81 @@
+package io.kfp.common.preflight;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
+
+/** A {@link BrokerView} backed by the Kafka Admin API, every call bounded by one deadline. */
+public final class AdminBrokerView implements BrokerView {
+
+    private final Admin admin;
+    private final long deadlineNanos;
+
+    /**
+     * @param connection bootstrap servers and pass-through client properties
+     * @param timeout total time all calls together may take
+     */
+    public AdminBrokerView(Properties connection, Duration timeout) {
+        Properties props = new Properties();
+        props.putAll(connection);
+        int timeoutMs = (int) Math.max(100, timeout.toMillis());
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
+        props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
+        props.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "kfp-preflight");
+        this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+        this.admin = Admin.create(props);
+    }
+
+    @Override
+    public void ping() throws Exception {
+        admin.describeCluster().nodes().get(remainingMs(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Set<String> topicNames() throws Exception {
+        return admin.listTopics().names().get(remainingMs(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public OptionalLong transactionMaxTimeoutMs() throws Exception {
+        Collection<Node> nodes =
+                admin.describeCluster().nodes().get(remainingMs(), TimeUnit.MILLISECONDS);
+        if (nodes.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        // Brokers should agree; the smallest one is the one that would refuse us.
+        long smallest = Long.MAX_VALUE;
+        for (Node node : nodes) {
+            ConfigResource broker =
+                    new ConfigResource(ConfigResource.Type.BROKER, String.valueOf(node.id()));
+            Config config =
+                    admin.describeConfigs(List.of(broker))
+                            .all()
+                            .get(remainingMs(), TimeUnit.MILLISECONDS)
+                            .get(broker);
+            ConfigEntry entry = config == null ? null : config.get("transaction.max.timeout.ms");
+            if (entry != null && entry.value() != null) {
+                smallest = Math.min(smallest, Long.parseLong(entry.value()));
+            }
+        }
+        return smallest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(smallest);
+    }
+
+    private long remainingMs() {
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(2));
+    }
+}

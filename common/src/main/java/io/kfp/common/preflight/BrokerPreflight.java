@@ -1,0 +1,199 @@
+package io.kfp.common.preflight;
+
+import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.SourceOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
+
+/**
+ * Checks, before a job is submitted, that Kafka will accept it: the brokers answer, the topics
+ * exist, and an exactly-once sink's transaction timeout is allowed by the brokers. Each failure
+ * becomes one message saying what is wrong and how to fix it.
+ */
+public final class BrokerPreflight {
+
+    /** Opens a view of the cluster; {@link AdminBrokerView#AdminBrokerView} in production. */
+    @FunctionalInterface
+    public interface BrokerViewFactory {
+        BrokerView open(Properties connection, Duration timeout);
+    }
+
+    /** What a job needs from the cluster. */
+    public record Requirements(
+            String bootstrapServers,
+            List<String> inputTopics,
+            Optional<String> outputTopic,
+            Optional<Duration> exactlyOnceTransactionTimeout) {
+
+        /** Derived from the option groups the job uses and their validated values. */
+        public static Requirements from(ReadableConfig config, Collection<OptionGroup> groups) {
+            List<String> inputs =
+                    groups.contains(SourceOptions.GROUP) ? SourceOptions.topics(config) : List.of();
+            Optional<String> output = Optional.empty();
+            Optional<Duration> transactionTimeout = Optional.empty();
+            if (groups.contains(SinkOptions.GROUP)) {
+                output = config.getOptional(SinkOptions.TOPIC);
+                if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
+                    transactionTimeout = Optional.of(config.get(SinkOptions.TRANSACTION_TIMEOUT));
+                }
+            }
+            return new Requirements(
+                    config.get(KafkaClientOptions.BOOTSTRAP_SERVERS), inputs, output, transactionTimeout);
+        }
+    }
+
+    private BrokerPreflight() {}
+
+    /** Opens a view with {@code factory}, runs {@link #check}, closes the view. */
+    public static List<ConfigProblem> run(
+            Requirements requirements,
+            Properties connection,
+            Duration timeout,
+            BrokerViewFactory factory) {
+        BrokerView view;
+        try {
+            view = factory.open(connection, timeout);
+        } catch (RuntimeException e) {
+            return List.of(unreachable(requirements, timeout, e));
+        }
+        try (view) {
+            return check(requirements, view, timeout);
+        }
+    }
+
+    /** Every problem the cluster has with this job; empty when it may be submitted. */
+    public static List<ConfigProblem> check(
+            Requirements requirements, BrokerView view, Duration timeout) {
+        List<ConfigProblem> problems = new ArrayList<>();
+        try {
+            view.ping();
+        } catch (Exception e) {
+            return List.of(unreachable(requirements, timeout, e));
+        }
+
+        Set<String> topics;
+        try {
+            topics = view.topicNames();
+        } catch (Exception e) {
+            return List.of(failed(requirements, "list the topics", e));
+        }
+        for (String input : requirements.inputTopics()) {
+            if (!topics.contains(input)) {
+                problems.add(missingTopic(SourceOptions.TOPICS.key(), "input", input, requirements));
+            }
+        }
+        requirements
+                .outputTopic()
+                .filter(output -> !topics.contains(output))
+                .ifPresent(
+                        output ->
+                                problems.add(
+                                        missingTopic(
+                                                SinkOptions.TOPIC.key(), "output", output, requirements)));
+
+        if (requirements.exactlyOnceTransactionTimeout().isPresent()) {
+            Duration wanted = requirements.exactlyOnceTransactionTimeout().get();
+            OptionalLong brokerMax;
+            try {
+                brokerMax = view.transactionMaxTimeoutMs();
+            } catch (Exception e) {
+                problems.add(failed(requirements, "read the broker setting transaction.max.timeout.ms", e));
+                return problems;
+            }
+            if (brokerMax.isPresent()) {
+                TransactionTimeoutPreflight.checkAgainstBroker(wanted, brokerMax.getAsLong())
+                        .ifPresent(
+                                f ->
+                                        problems.add(
+                                                new ConfigProblem(
+                                                        SinkOptions.TRANSACTION_TIMEOUT.key(),
+                                                        TransactionTimeoutPreflight.format(wanted),
+                                                        null,
+                                                        f.problem(),
+                                                        f.fix())));
+            }
+        }
+        return problems;
+    }
+
+    private static ConfigProblem missingTopic(
+            String key, String role, String topic, Requirements requirements) {
+        return new ConfigProblem(
+                key,
+                topic,
+                null,
+                "the " + role + " topic '" + topic + "' does not exist on " + requirements.bootstrapServers() + ".",
+                "create it, e.g. kafka-topics.sh --bootstrap-server "
+                        + requirements.bootstrapServers()
+                        + " --create --topic "
+                        + topic
+                        + " --partitions 4 --replication-factor 1 (or deploy/bin/kfp topics"
+                        + " create), or correct "
+                        + key
+                        + ".");
+    }
+
+    private static ConfigProblem unreachable(Requirements requirements, Duration timeout, Exception e) {
+        return new ConfigProblem(
+                KafkaClientOptions.BOOTSTRAP_SERVERS.key(),
+                requirements.bootstrapServers(),
+                null,
+                "no Kafka broker answered within "
+                        + TransactionTimeoutPreflight.format(timeout)
+                        + " (tried "
+                        + requirements.bootstrapServers()
+                        + "): "
+                        + describe(e)
+                        + ".",
+                "check kafka.bootstrap-servers, that the brokers run and that this machine can"
+                        + " reach them (security settings go in kafka.properties.*); raise"
+                        + " preflight.timeout for a slow network.");
+    }
+
+    private static ConfigProblem failed(Requirements requirements, String what, Exception e) {
+        Throwable cause = unwrap(e);
+        String fix =
+                cause instanceof AuthorizationException
+                        ? "grant this client Describe on the cluster and topics, or pass"
+                                + " --preflight.skip to submit without these checks (the transaction"
+                                + " timeout then goes unchecked)."
+                        : "check the broker logs; to submit without these checks pass"
+                                + " --preflight.skip.";
+        return new ConfigProblem(
+                KafkaClientOptions.BOOTSTRAP_SERVERS.key(),
+                requirements.bootstrapServers(),
+                null,
+                "could not " + what + ": " + describe(e) + ".",
+                fix);
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while (t instanceof ExecutionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "timed out";
+        }
+        String message = cause.getMessage();
+        return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+}

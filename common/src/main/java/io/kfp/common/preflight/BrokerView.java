@@ -1,0 +1,24 @@
+package io.kfp.common.preflight;
+
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * What the preflight needs to know about a Kafka cluster. The real one talks to the Admin API
+ * ({@link AdminBrokerView}); tests pass their own, so the decisions are tested without a broker.
+ * Each call throws when the broker cannot answer in time.
+ */
+public interface BrokerView extends AutoCloseable {
+
+    /** Returns once the cluster answered a metadata request. */
+    void ping() throws Exception;
+
+    /** Names of all topics the client may see. */
+    Set<String> topicNames() throws Exception;
+
+    /** The broker's {@code transaction.max.timeout.ms}; empty if it does not report one. */
+    OptionalLong transactionMaxTimeoutMs() throws Exception;
+
+    @Override
+    void close();
+}

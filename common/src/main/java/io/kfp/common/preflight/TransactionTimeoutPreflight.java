@@ -1,0 +1,103 @@
+package io.kfp.common.preflight;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The two ways an exactly-once sink's transaction timeout goes wrong, checked before the job
+ * starts instead of after a task fails:
+ *
+ * <ul>
+ *   <li>above the broker's {@code transaction.max.timeout.ms}: the broker refuses to start any
+ *       transaction ({@code InvalidTxnTimeoutException}) and the job restarts until it fails;
+ *   <li>not longer than a checkpoint can take: a transaction opened after one checkpoint must
+ *       survive until the next one completes, else the broker aborts it and its records are lost.
+ * </ul>
+ */
+public final class TransactionTimeoutPreflight {
+
+    /** Slack for the commit after checkpoint completion, GC pauses and clock drift. */
+    public static final Duration MARGIN = Duration.ofMinutes(1);
+
+    /** What is wrong and what to do. */
+    public record Finding(String problem, String fix) {}
+
+    private TransactionTimeoutPreflight() {}
+
+    /** The longest a transaction can stay open before its checkpoint completes, plus margin. */
+    public static Duration requiredTimeout(Duration interval, Duration minPause, Duration checkpointTimeout) {
+        return interval.plus(minPause).plus(checkpointTimeout).plus(MARGIN);
+    }
+
+    public static Optional<Finding> checkAgainstCheckpointing(
+            Duration transactionTimeout,
+            Duration interval,
+            Duration minPause,
+            Duration checkpointTimeout) {
+        Duration required = requiredTimeout(interval, minPause, checkpointTimeout);
+        if (transactionTimeout.compareTo(required) > 0) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                new Finding(
+                        "a transaction may stay open up to checkpoint.interval ("
+                                + format(interval)
+                                + ") + checkpoint.min-pause ("
+                                + format(minPause)
+                                + ") + checkpoint.timeout ("
+                                + format(checkpointTimeout)
+                                + ") + "
+                                + format(MARGIN)
+                                + " margin = "
+                                + format(required)
+                                + " before its checkpoint commits it; with a timeout of "
+                                + format(transactionTimeout)
+                                + " the broker would abort it first and its records would be"
+                                + " lost.",
+                        "raise sink.transaction-timeout above "
+                                + format(required)
+                                + ", or shorten checkpoint.interval / checkpoint.timeout."));
+    }
+
+    public static Optional<Finding> checkAgainstBroker(
+            Duration transactionTimeout, long brokerMaxTimeoutMs) {
+        if (transactionTimeout.toMillis() <= brokerMaxTimeoutMs) {
+            return Optional.empty();
+        }
+        Duration brokerMax = Duration.ofMillis(brokerMaxTimeoutMs);
+        return Optional.of(
+                new Finding(
+                        "sink.transaction-timeout is "
+                                + format(transactionTimeout)
+                                + " ("
+                                + transactionTimeout.toMillis()
+                                + " ms) but the broker's transaction.max.timeout.ms is "
+                                + brokerMaxTimeoutMs
+                                + " ("
+                                + format(brokerMax)
+                                + "): the broker would refuse every transaction and the job"
+                                + " would fail at its first checkpoint.",
+                        "either lower sink.transaction-timeout to at most "
+                                + format(brokerMax)
+                                + " (keeping it above checkpoint interval + timeout + margin), or"
+                                + " raise transaction.max.timeout.ms on every broker to at least "
+                                + transactionTimeout.toMillis()
+                                + " and restart them."));
+    }
+
+    /** "15 min", "5 s", "125.5 s", "500 ms": the largest unit that reads naturally. */
+    public static String format(Duration duration) {
+        long ms = duration.toMillis();
+        if (ms != 0 && ms % 60_000 == 0) {
+            return ms / 60_000 + " min";
+        }
+        if (ms != 0 && ms % 1000 == 0) {
+            return ms / 1000 + " s";
+        }
+        if (ms >= 1000) {
+            return BigDecimal.valueOf(ms).movePointLeft(3).stripTrailingZeros().toPlainString() + " s";
+        }
+        return ms + " ms";
+    }
+}

@@ -1,0 +1,141 @@
+package io.kfp.common.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.kafka.SinkOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    private static final List<OptionGroup> GROUPS =
+            List.of(CheckpointOptions.GROUP, KafkaClientOptions.GROUP, SinkOptions.GROUP);
+
+    @TempDir Path dir;
+
+    @Test
+    void laterLayersWinOverEarlierOnes() throws Exception {
+        Path file = dir.resolve("job.yaml");
+        Files.writeString(
+                file,
+                "checkpoint:\n  interval: 2 s\n  timeout: 30 s\n  min-pause: 100 ms\nsink.topic: from-file\n");
+        Map<String, String> env =
+                Map.of("KFP_CHECKPOINT_TIMEOUT", "20 s", "KFP_CHECKPOINT_MIN_PAUSE", "200 ms");
+        Map<String, String> jobDefaults = Map.of("checkpoint.interval", "9 s", "sink.topic", "default-topic");
+
+        RawConfig raw =
+                ConfigLoader.load(
+                                new String[] {"--config", file.toString(), "--checkpoint.min-pause", "300 ms"},
+                                env,
+                                jobDefaults,
+                                GROUPS)
+                        .raw();
+
+        assertThat(raw.entry("checkpoint.interval").value()).isEqualTo("2 s");
+        assertThat(raw.entry("checkpoint.interval").origin()).isEqualTo("file " + file);
+        assertThat(raw.entry("checkpoint.timeout").value()).isEqualTo("20 s");
+        assertThat(raw.entry("checkpoint.timeout").origin()).isEqualTo("environment KFP_CHECKPOINT_TIMEOUT");
+        assertThat(raw.entry("checkpoint.min-pause").value()).isEqualTo("300 ms");
+        assertThat(raw.entry("checkpoint.min-pause").origin()).isEqualTo("command line");
+        assertThat(raw.entry("sink.topic").value()).isEqualTo("from-file");
+    }
+
+    @Test
+    void jobDefaultsApplyWhenNothingElseIsGiven() {
+        RawConfig raw =
+                ConfigLoader.load(new String[0], Map.of(), Map.of("sink.topic", "t"), GROUPS).raw();
+        assertThat(raw.entry("sink.topic").value()).isEqualTo("t");
+        assertThat(raw.entry("sink.topic").origin()).isEqualTo("job default");
+    }
+
+    @Test
+    void readsPropertiesFilesAndTheConfigFileFromTheEnvironment() throws Exception {
+        Path file = dir.resolve("job.properties");
+        Files.writeString(file, "sink.topic = out\nkafka.properties.linger.ms=7\n");
+        RawConfig raw =
+                ConfigLoader.load(new String[0], Map.of("KFP_CONFIG", file.toString()), Map.of(), GROUPS)
+                        .raw();
+        assertThat(raw.values()).containsEntry("sink.topic", "out").containsEntry("kafka.properties.linger.ms", "7");
+    }
+
+    @Test
+    void yamlListsBecomeCommaSeparatedValues() throws Exception {
+        Path file = dir.resolve("job.yml");
+        Files.writeString(file, "source:\n  topics: [a, b]\n");
+        RawConfig raw =
+                ConfigLoader.load(new String[] {"--config=" + file}, Map.of(), Map.of(), GROUPS).raw();
+        assertThat(raw.entry("source.topics").value()).isEqualTo("a,b");
+    }
+
+    @Test
+    void environmentNamesMapToKeysIncludingPassThroughProperties() {
+        Map<String, String> env =
+                Map.of(
+                        "KFP_SINK_DELIVERY_GUARANTEE", "at-least-once",
+                        "KFP_KAFKA_PROPERTIES_SASL_MECHANISM", "PLAIN",
+                        "KFP_NOT_AN_OPTION", "x",
+                        "HOME", "/root");
+        RawConfig raw = ConfigLoader.load(new String[0], env, Map.of(), GROUPS).raw();
+        assertThat(raw.values())
+                .containsEntry("sink.delivery-guarantee", "at-least-once")
+                .containsEntry("kafka.properties.sasl.mechanism", "PLAIN")
+                .containsEntry("not.an.option", "x")
+                .doesNotContainKey("home");
+    }
+
+    @Test
+    void everyDeclaredKeyHasADistinctEnvironmentName() {
+        List<String> names =
+                GROUPS.stream()
+                        .flatMap(g -> g.options().stream())
+                        .map(o -> ConfigLoader.envName(o.key()))
+                        .toList();
+        assertThat(names).doesNotHaveDuplicates().allMatch(n -> n.matches("KFP_[A-Z0-9_]+"));
+    }
+
+    @Test
+    void commandLineFormsAndHelp() {
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
+                        new String[] {"--sink.topic=out", "--preflight.skip", "--checkpoint.enabled", "false", "-h"},
+                        Map.of(),
+                        Map.of(),
+                        GROUPS);
+        assertThat(loaded.helpRequested()).isTrue();
+        assertThat(loaded.raw().values())
+                .containsEntry("sink.topic", "out")
+                .containsEntry("preflight.skip", "true")
+                .containsEntry("checkpoint.enabled", "false");
+        assertThat(loaded.syntaxProblems()).isEmpty();
+    }
+
+    @Test
+    void reportsStrayArgumentsMissingAndBrokenFiles() throws Exception {
+        Path broken = dir.resolve("broken.yaml");
+        Files.writeString(broken, "a: [unclosed\n");
+        ConfigLoader.Loaded stray =
+                ConfigLoader.load(new String[] {"relay", "--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+        assertThat(stray.syntaxProblems())
+                .extracting(ConfigProblem::describe)
+                .anySatisfy(d -> assertThat(d).startsWith("relay").contains("unexpected argument"))
+                .anySatisfy(d -> assertThat(d).contains("not valid YAML"));
+
+        ConfigLoader.Loaded missing =
+                ConfigLoader.load(
+                        new String[] {"--config", dir.resolve("nope.yaml").toString()}, Map.of(), Map.of(), GROUPS);
+        assertThat(missing.syntaxProblems())
+                .singleElement()
+                .extracting(ConfigProblem::describe)
+                .asString()
+                .contains("nope.yaml", "does not exist");
+
+        ConfigLoader.Loaded dangling = ConfigLoader.load(new String[] {"--config"}, Map.of(), Map.of(), GROUPS);
+        assertThat(dangling.syntaxProblems()).singleElement().extracting(ConfigProblem::problem).isEqualTo("no file given.");
+    }
+}

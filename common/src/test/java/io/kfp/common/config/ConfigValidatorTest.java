@@ -1,0 +1,197 @@
+package io.kfp.common.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.SourceOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+
+/** Every validation message: it names the key, quotes the value and says what to do. */
+class ConfigValidatorTest {
+
+    private static final JobSpec SPEC =
+            JobSpec.builder("test-job", "for tests")
+                    .group(SourceOptions.GROUP)
+                    .group(SinkOptions.GROUP)
+                    .defaultValue(SourceOptions.TOPICS, "in")
+                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .runner(c -> {});
+
+    static Configuration valid(String... args) {
+        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), SPEC.defaults(), SPEC.groups());
+        return ConfigValidator.validate(loaded.raw(), SPEC.groups(), loaded.syntaxProblems());
+    }
+
+    static List<ConfigProblem> problems(String... args) {
+        try {
+            valid(args);
+        } catch (InvalidConfigurationException e) {
+            return e.problems();
+        }
+        throw new AssertionError("expected configuration errors for " + List.of(args));
+    }
+
+    static ConfigProblem onlyProblem(String... args) {
+        List<ConfigProblem> all = problems(args);
+        assertThat(all).hasSize(1);
+        return all.get(0);
+    }
+
+    @Test
+    void defaultsAreValid() {
+        Configuration config = valid();
+        assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(SinkOptions.Guarantee.EXACTLY_ONCE);
+        assertThat(config.get(JobOptions.NAME)).isEqualTo("test-job");
+    }
+
+    @Test
+    void reportsEveryBadSettingAtOnce() {
+        List<ConfigProblem> all =
+                problems(
+                        "--checkpoint.interval", "5x",
+                        "--checkpoint.mode", "twice",
+                        "--checkpoint.max-concurrent", "one",
+                        "--checkpoint.enabled", "yes please",
+                        "--checkpoint.intervall", "5 s");
+        assertThat(all)
+                .extracting(ConfigProblem::key)
+                .containsExactlyInAnyOrder(
+                        "checkpoint.interval",
+                        "checkpoint.mode",
+                        "checkpoint.max-concurrent",
+                        "checkpoint.enabled",
+                        "checkpoint.intervall");
+    }
+
+    @Test
+    void typeErrorsNameKeyValueOriginAndAcceptedValues() {
+        assertThat(onlyProblem("--checkpoint.interval", "5x").describe())
+                .isEqualTo(
+                        "checkpoint.interval = \"5x\" (command line): not a duration."
+                                + " Fix: write a number with a unit, e.g. 500 ms, 5 s, 2 min, 1 h.");
+        assertThat(onlyProblem("--checkpoint.mode", "twice").describe())
+                .contains("checkpoint.mode = \"twice\"", "one of exactly-once, at-least-once");
+        assertThat(onlyProblem("--checkpoint.max-concurrent", "one").describe())
+                .contains("not a whole number", "e.g. 1");
+        assertThat(onlyProblem("--state.incremental", "maybe").describe())
+                .contains("state.incremental", "true or false");
+    }
+
+    @Test
+    void enumValuesAreCaseInsensitive() {
+        assertThat(valid("--sink.delivery-guarantee", "AT-LEAST-ONCE").get(SinkOptions.DELIVERY_GUARANTEE))
+                .isEqualTo(SinkOptions.Guarantee.AT_LEAST_ONCE);
+    }
+
+    @Test
+    void unknownKeysAreErrorsWithASuggestion() {
+        ConfigProblem typo = onlyProblem("--sink.topik", "x");
+        assertThat(typo.problem()).isEqualTo("unknown option for this job.");
+        assertThat(typo.fix()).isEqualTo("did you mean 'sink.topic'?");
+        assertThat(onlyProblem("--totally-unrelated", "x").fix()).contains("--help");
+    }
+
+    @Test
+    void flinkKeysAreAcceptedAsFallbacks() {
+        Configuration config = valid("--execution.checkpointing.interval", "7 s", "--state.backend.type", "hashmap");
+        assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(7));
+        assertThat(onlyProblem("--execution.checkpointing.interval", "soon").key())
+                .isEqualTo("execution.checkpointing.interval");
+    }
+
+    @Test
+    void checkpointRanges() {
+        assertThat(onlyProblem("--checkpoint.interval", "1 ms").fix()).contains("checkpoint.enabled=false");
+        assertThat(onlyProblem("--checkpoint.max-concurrent", "0").problem()).contains("at least 1");
+        assertThat(onlyProblem("--checkpoint.timeout", "0 ms").key()).isEqualTo("checkpoint.timeout");
+        assertThat(onlyProblem("--checkpoint.dir", "file://relative/path").problem()).contains("file:///data/ckpt");
+        assertThat(onlyProblem("--checkpoint.savepoint-dir", "hdfs://bad host/x").key())
+                .isEqualTo("checkpoint.savepoint-dir");
+    }
+
+    @Test
+    void restartsAreAlwaysBounded() {
+        assertThat(onlyProblem("--restart.attempts", "0").fix()).contains("restart.strategy=none");
+        assertThat(onlyProblem("--restart.attempts", "2147483647").problem()).contains("always bounded");
+        assertThat(onlyProblem("--restart.max-delay", "100 ms").problem()).contains("restart.initial-delay");
+    }
+
+    @Test
+    void jobIdentityMustBeUsableInKafkaIds() {
+        assertThat(onlyProblem("--job.name", "my job").problem()).contains("letters, digits");
+        assertThat(onlyProblem("--job.instance-id", "a/b").key()).isEqualTo("job.instance-id");
+        assertThat(onlyProblem("--job.parallelism", "0").key()).isEqualTo("job.parallelism");
+    }
+
+    @Test
+    void kafkaConnection() {
+        assertThat(onlyProblem("--kafka.bootstrap-servers", "localhost").problem())
+                .isEqualTo("'localhost' is not host:port.");
+        assertThat(valid("--kafka.bootstrap-servers", "a:9092, b:9093")).isNotNull();
+        ConfigProblem owned = onlyProblem("--kafka.properties.isolation.level", "read_uncommitted");
+        assertThat(owned.key()).isEqualTo("kafka.properties.isolation.level");
+        assertThat(owned.fix()).isEqualTo("remove it and set source.isolation-level instead.");
+        assertThat(onlyProblem("--kafka.properties.transaction.timeout.ms", "1").fix())
+                .contains("sink.transaction-timeout");
+        assertThat(valid("--kafka.properties.security.protocol", "SASL_SSL")).isNotNull();
+    }
+
+    @Test
+    void sourceTopicsOrPatternExactlyOne() {
+        assertThat(onlyProblem("--source.topic-pattern", "in-.*").problem()).contains("both set");
+        assertThat(onlyProblem("--source.topics", "").problem()).isEqualTo("no input topic set.");
+        assertThat(valid("--source.topics", "", "--source.topic-pattern", "in-.*")).isNotNull();
+        assertThat(onlyProblem("--source.topics", "", "--source.topic-pattern", "in-[").problem())
+                .contains("not a valid regular expression");
+        assertThat(onlyProblem("--source.topics", "ok,not ok").problem()).contains("'not ok'");
+    }
+
+    @Test
+    void startingOffsetsProblemsListTheAcceptedForms() {
+        ConfigProblem p = onlyProblem("--source.starting-offsets", "timestamp:yesterday");
+        assertThat(p.problem()).contains("'yesterday'", "ISO-8601");
+        assertThat(p.fix()).contains("group-offsets", "specific:<topic>:<partition>:<offset>");
+        assertThat(onlyProblem("--source.starting-offsets", "specific:other:0:5").problem())
+                .contains("'other' is not one of source.topics");
+    }
+
+    @Test
+    void sinkTopicIsRequired() {
+        assertThat(onlyProblem("--sink.topic", "").problem()).isEqualTo("no output topic set.");
+        assertThat(onlyProblem("--sink.topic", "a:b").key()).isEqualTo("sink.topic");
+    }
+
+    @Test
+    void exactlyOnceNeedsExactlyOnceCheckpoints() {
+        assertThat(onlyProblem("--checkpoint.enabled", "false").fix()).contains("at-least-once");
+        assertThat(onlyProblem("--checkpoint.mode", "at-least-once").problem()).contains("duplicates");
+        assertThat(valid("--checkpoint.enabled", "false", "--sink.delivery-guarantee", "at-least-once"))
+                .isNotNull();
+    }
+
+    @Test
+    void transactionTimeoutMustOutliveACheckpoint() {
+        ConfigProblem p = onlyProblem("--sink.transaction-timeout", "1 min");
+        assertThat(p.key()).isEqualTo("sink.transaction-timeout");
+        assertThat(p.problem()).contains("5 s", "500 ms", "1 min", "= 125.5 s", "lost");
+        assertThat(p.fix()).contains("raise sink.transaction-timeout above");
+        // Not checked when there are no transactions.
+        assertThat(valid("--sink.transaction-timeout", "1 min", "--sink.delivery-guarantee", "at-least-once"))
+                .isNotNull();
+    }
+
+    @Test
+    void secretsAreNeverQuotedBack() {
+        ConfigProblem p = onlyProblem("--sink.password", "hunter2");
+        assertThat(p.value()).isEqualTo(SecretRedaction.REDACTED);
+        assertThat(p.describe()).doesNotContain("hunter2");
+    }
+}

@@ -1,0 +1,33 @@
+package io.kfp.common.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SecretRedactionTest {
+
+    @Test
+    void hidesPasswordsJaasConfigsAndOtherSecrets() {
+        Map<String, String> safe =
+                SecretRedaction.redactAll(
+                        Map.of(
+                                "kafka.properties.sasl.jaas.config", "PlainLoginModule password=\"hunter2\";",
+                                "kafka.properties.ssl.keystore.password", "changeit",
+                                "kafka.properties.ssl.key.password", "k",
+                                "kafka.properties.security.protocol", "SASL_SSL",
+                                "sink.topic", "out"));
+        assertThat(safe)
+                .containsEntry("kafka.properties.sasl.jaas.config", SecretRedaction.REDACTED)
+                .containsEntry("kafka.properties.ssl.keystore.password", SecretRedaction.REDACTED)
+                .containsEntry("kafka.properties.ssl.key.password", SecretRedaction.REDACTED)
+                .containsEntry("kafka.properties.security.protocol", "SASL_SSL")
+                .containsEntry("sink.topic", "out");
+        assertThat(safe.values()).noneMatch(v -> v.contains("hunter2") || v.contains("changeit"));
+    }
+
+    @Test
+    void nullStaysNull() {
+        assertThat(SecretRedaction.redact("x.password", null)).isNull();
+    }
+}

@@ -1,0 +1,193 @@
+package io.kfp.common.entry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.SourceOptions;
+import io.kfp.common.preflight.BrokerView;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+
+class JobEntryPointTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final AtomicInteger runs = new AtomicInteger();
+    private final List<Configuration> ranWith = new ArrayList<>();
+    private Set<String> brokerTopics = Set.of("in", "out");
+    private long brokerMaxTimeoutMs = 900_000;
+
+    private final JobSpec spec =
+            JobSpec.builder("relay-job", "copies a topic")
+                    .group(SourceOptions.GROUP)
+                    .group(SinkOptions.GROUP)
+                    .defaultValue(SourceOptions.TOPICS, "in")
+                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .runner(
+                            config -> {
+                                runs.incrementAndGet();
+                                ranWith.add(config);
+                            });
+
+    private int run(Map<String, String> env, String... args) {
+        BrokerView broker =
+                new BrokerView() {
+                    @Override
+                    public void ping() {}
+
+                    @Override
+                    public Set<String> topicNames() {
+                        return brokerTopics;
+                    }
+
+                    @Override
+                    public OptionalLong transactionMaxTimeoutMs() {
+                        return OptionalLong.of(brokerMaxTimeoutMs);
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+        return new JobEntryPoint(
+                        env,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        (props, timeout) -> broker)
+                .run(spec, args);
+    }
+
+    private int run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    private String stdout() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String stderr() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsDefaultAndDescription() {
+        assertThat(run("--help")).isZero();
+        String help = stdout();
+        for (OptionGroup group : spec.groups()) {
+            assertThat(help).contains("\n" + group.title() + "\n");
+            for (ConfigOption<?> option : group.options()) {
+                assertThat(help).contains("--" + option.key() + "  (default: ");
+            }
+        }
+        assertThat(help)
+                .contains("--checkpoint.interval  (default: 5 s)")
+                .contains("--sink.transaction-timeout  (default: 15 min)")
+                .contains("--source.topics  (default: in)")
+                .contains("--job.name  (default: relay-job)")
+                .contains("--kafka.properties.<name>")
+                .contains("KFP_CHECKPOINT_INTERVAL");
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void badOptionsPrintEveryErrorExitTwoAndSubmitNothing() {
+        int code = run("--checkpoint.interval", "5x", "--sink.delivery-guarantee", "twice", "--sink.topik", "x", "stray");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(runs).hasValue(0);
+        String errors = stderr();
+        assertThat(errors)
+                .startsWith("relay-job: 4 configuration errors; nothing was submitted.")
+                .contains("checkpoint.interval = \"5x\" (command line): not a duration.")
+                .contains("sink.delivery-guarantee = \"twice\"", "one of none, at-least-once, exactly-once")
+                .contains("sink.topik", "did you mean 'sink.topic'?")
+                .contains("stray", "unexpected argument")
+                .contains("Run relay-job --help")
+                .doesNotContain("Exception", "\tat ");
+    }
+
+    @Test
+    void environmentErrorsNameTheVariable() {
+        assertThat(run(Map.of("KFP_CHECKPOINT_TIMEOUT", "forever"))).isEqualTo(2);
+        assertThat(stderr()).contains("checkpoint.timeout = \"forever\" (environment KFP_CHECKPOINT_TIMEOUT)");
+    }
+
+    @Test
+    void preflightFailureExitsTwoWithoutSubmitting() {
+        brokerTopics = Set.of("in");
+        brokerMaxTimeoutMs = 60_000;
+        assertThat(run()).isEqualTo(2);
+        assertThat(runs).hasValue(0);
+        assertThat(stderr())
+                .startsWith("relay-job: 2 problems with the Kafka cluster; nothing was submitted.")
+                .contains("the output topic 'out' does not exist")
+                .contains("transaction.max.timeout.ms is 60000");
+    }
+
+    @Test
+    void skippingPreflightRunsTheJob() {
+        brokerTopics = Set.of();
+        assertThat(run("--preflight.skip")).isZero();
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void validSettingsReachTheJobTyped() {
+        assertThat(run("--sink.topic", "out", "--checkpoint.interval", "2 s")).isZero();
+        assertThat(runs).hasValue(1);
+        assertThat(ranWith.get(0).get(SinkOptions.TOPIC)).isEqualTo("out");
+        assertThat(stderr()).isEmpty();
+    }
+
+    @Test
+    void aFailingJobExitsOneWithItsCause() {
+        JobSpec failing =
+                new JobSpec(
+                        spec.command(),
+                        spec.description(),
+                        spec.groups(),
+                        spec.defaults(),
+                        config -> {
+                            throw new IllegalStateException("wrapper", new RuntimeException("broker fenced us"));
+                        });
+        int code =
+                new JobEntryPoint(
+                                Map.of(),
+                                new PrintStream(out, true, StandardCharsets.UTF_8),
+                                new PrintStream(err, true, StandardCharsets.UTF_8),
+                                (props, timeout) -> {
+                                    throw new IllegalStateException("not reached");
+                                })
+                        .run(failing, new String[] {"--preflight.skip"});
+        assertThat(code).isEqualTo(1);
+        assertThat(stderr()).contains("the job failed", "broker fenced us");
+    }
+
+    @Test
+    void effectiveConfigurationHidesSecrets() {
+        io.kfp.common.config.ConfigLoader.Loaded loaded =
+                io.kfp.common.config.ConfigLoader.load(
+                        new String[] {"--kafka.properties.sasl.jaas.config", "x password=\"hunter2\";"},
+                        Map.of(),
+                        spec.defaults(),
+                        spec.groups());
+        Configuration config =
+                io.kfp.common.config.ConfigValidator.validate(loaded.raw(), spec.groups(), List.of());
+        String described = JobEntryPoint.describeEffective(loaded.raw(), spec.groups(), spec.defaults(), config);
+        assertThat(described)
+                .contains("kafka.properties.sasl.jaas.config = ******  [command line]")
+                .contains("checkpoint.interval = 5 s  [default]")
+                .contains("sink.topic = out  [job default]")
+                .doesNotContain("hunter2");
+    }
+}

@@ -1,0 +1,131 @@
+package io.kfp.common.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.entry.JobSpec;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.junit.jupiter.api.Test;
+
+class KafkaFactoriesTest {
+
+    private static final JobSpec SPEC =
+            JobSpec.builder("relay-job", "test")
+                    .group(SourceOptions.GROUP)
+                    .group(SinkOptions.GROUP)
+                    .defaultValue(SourceOptions.TOPICS, "in")
+                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .runner(c -> {});
+
+    private static Configuration config(String... args) {
+        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), SPEC.defaults(), SPEC.groups());
+        return ConfigValidator.validate(loaded.raw(), SPEC.groups(), loaded.syntaxProblems());
+    }
+
+    private static final OutgoingRecord<String> UTF8_VALUE =
+            new OutgoingRecord<>() {
+                @Override
+                public byte[] key(String element) {
+                    return null;
+                }
+
+                @Override
+                public byte[] value(String element) {
+                    return element.getBytes(StandardCharsets.UTF_8);
+                }
+            };
+
+    @Test
+    void withCheckpointingOffsetsAreCommittedOnCheckpointsNotByTheConsumer() {
+        Properties props = KafkaSourceFactory.consumerProperties(config());
+        assertThat(props)
+                .containsEntry("bootstrap.servers", "localhost:9092")
+                .containsEntry("isolation.level", "read_committed")
+                .containsEntry("commit.offsets.on.checkpoint", "true")
+                .containsEntry("enable.auto.commit", "false")
+                .containsEntry("partition.discovery.interval.ms", "60000");
+    }
+
+    @Test
+    void withoutCheckpointingTheConsumerReallyAutoCommits() {
+        Properties props =
+                KafkaSourceFactory.consumerProperties(
+                        config(
+                                "--checkpoint.enabled", "false",
+                                "--sink.delivery-guarantee", "at-least-once",
+                                "--source.auto-commit-interval", "2 s"));
+        assertThat(props)
+                .containsEntry("enable.auto.commit", "true")
+                .containsEntry("auto.commit.interval.ms", "2000")
+                .containsEntry("commit.offsets.on.checkpoint", "false");
+        Properties off =
+                KafkaSourceFactory.consumerProperties(
+                        config(
+                                "--checkpoint.enabled", "false",
+                                "--sink.delivery-guarantee", "none",
+                                "--source.auto-commit", "false"));
+        assertThat(off).containsEntry("enable.auto.commit", "false").doesNotContainKey("auto.commit.interval.ms");
+    }
+
+    @Test
+    void passThroughPropertiesReachEveryClient() {
+        Configuration c =
+                config(
+                        "--kafka.properties.security.protocol", "SASL_SSL",
+                        "--source.isolation-level", "read-uncommitted",
+                        "--source.partition-discovery-interval", "0 ms");
+        assertThat(KafkaSourceFactory.consumerProperties(c))
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("isolation.level", "read_uncommitted")
+                .containsEntry("partition.discovery.interval.ms", "-1");
+        assertThat(KafkaSinkFactory.producerProperties(c)).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(KafkaClientOptions.connectionProperties(c)).containsEntry("security.protocol", "SASL_SSL");
+    }
+
+    @Test
+    void exactlyOnceProducerNeverUsesTheConnectorsOneHourTimeout() {
+        assertThat(KafkaSinkFactory.producerProperties(config()))
+                .containsEntry("transaction.timeout.ms", String.valueOf(15 * 60 * 1000));
+        assertThat(KafkaSinkFactory.producerProperties(config("--sink.delivery-guarantee", "at-least-once")))
+                .doesNotContainKey("transaction.timeout.ms");
+    }
+
+    @Test
+    void derivedIdsComeFromJobNameAndInstance() {
+        Configuration c = config("--job.instance-id", "eu-1");
+        assertThat(SinkOptions.transactionalIdPrefix(c)).isEqualTo("kfp.relay-job.eu-1");
+        assertThat(SourceOptions.groupId(c)).isEqualTo("kfp.relay-job.eu-1");
+        Configuration explicit = config("--sink.transactional-id-prefix", "mine", "--source.group-id", "g");
+        assertThat(SinkOptions.transactionalIdPrefix(explicit)).isEqualTo("mine");
+        assertThat(SourceOptions.groupId(explicit)).isEqualTo("g");
+    }
+
+    @Test
+    void buildsConnectorsForEveryGuaranteeAndSubscription() {
+        for (String guarantee : new String[] {"exactly-once", "at-least-once", "none"}) {
+            KafkaSink<String> sink =
+                    KafkaSinkFactory.create(config("--sink.delivery-guarantee", guarantee), UTF8_VALUE);
+            assertThat(sink).isNotNull();
+        }
+        KafkaSource<String> byTopics =
+                KafkaSourceFactory.create(
+                        config("--source.topics", "a, b"),
+                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
+        assertThat(byTopics.getProducedType()).isEqualTo(Types.STRING);
+        KafkaSource<String> byPattern =
+                KafkaSourceFactory.create(
+                        config("--source.topics", "", "--source.topic-pattern", "in-.*",
+                                "--source.starting-offsets", "timestamp:2026-01-01T00:00:00Z"),
+                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
+        assertThat(byPattern).isNotNull();
+    }
+}

@@ -1,0 +1,100 @@
+package io.kfp.common.preflight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.config.ConfigProblem;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+class BrokerPreflightTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private static final BrokerPreflight.Requirements RELAY =
+            new BrokerPreflight.Requirements(
+                    "localhost:9092", List.of("in"), Optional.of("out"), Optional.of(Duration.ofMinutes(15)));
+
+    private final FakeBroker broker = new FakeBroker();
+
+    @Test
+    void aHealthyClusterHasNoProblems() {
+        assertThat(BrokerPreflight.check(RELAY, broker, TIMEOUT)).isEmpty();
+    }
+
+    @Test
+    void unreachableBrokerNamesTheServersTried() {
+        broker.pingFailure = new ExecutionException(new TimeoutException("Timed out waiting for a node"));
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
+        assertThat(p.key()).isEqualTo("kafka.bootstrap-servers");
+        assertThat(p.problem()).contains("no Kafka broker answered within 10 s", "localhost:9092", "timed out");
+        assertThat(p.fix()).contains("kafka.bootstrap-servers", "preflight.timeout");
+    }
+
+    @Test
+    void anAdminClientThatCannotEvenStartIsReportedAsUnreachable() {
+        List<ConfigProblem> problems =
+                BrokerPreflight.run(
+                        RELAY,
+                        new Properties(),
+                        TIMEOUT,
+                        (props, timeout) -> {
+                            throw new KafkaException("No resolvable bootstrap urls given in bootstrap.servers");
+                        });
+        assertThat(single(problems).problem()).contains("No resolvable bootstrap urls");
+    }
+
+    @Test
+    void missingTopicsAreNamedWithHowToCreateThem() {
+        broker.topics = Set.of();
+        List<ConfigProblem> problems = BrokerPreflight.check(RELAY, broker, TIMEOUT);
+        assertThat(problems).extracting(ConfigProblem::key).containsExactly("source.topics", "sink.topic");
+        assertThat(problems.get(0).problem()).isEqualTo("the input topic 'in' does not exist on localhost:9092.");
+        assertThat(problems.get(1).fix()).contains("--create --topic out");
+    }
+
+    @Test
+    void brokerRefusingTheTransactionTimeoutIsCaughtBeforeSubmission() {
+        broker.transactionMaxTimeoutMs = OptionalLong.of(300_000);
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
+        assertThat(p.key()).isEqualTo("sink.transaction-timeout");
+        assertThat(p.problem()).contains("900000 ms", "300000");
+        assertThat(p.fix()).contains("lower sink.transaction-timeout", "raise transaction.max.timeout.ms");
+    }
+
+    @Test
+    void brokerConfigIsNotReadWithoutExactlyOnce() {
+        BrokerPreflight.Requirements atLeastOnce =
+                new BrokerPreflight.Requirements("localhost:9092", List.of(), Optional.of("out"), Optional.empty());
+        broker.transactionMaxTimeoutMs = OptionalLong.of(1);
+        assertThat(BrokerPreflight.check(atLeastOnce, broker, TIMEOUT)).isEmpty();
+        assertThat(broker.configReads).isZero();
+    }
+
+    @Test
+    void deniedDescribeConfigsSuggestsSkippingPreflight() {
+        broker.configFailure = new ExecutionException(new ClusterAuthorizationException("denied"));
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
+        assertThat(p.problem()).contains("transaction.max.timeout.ms", "ClusterAuthorizationException");
+        assertThat(p.fix()).contains("--preflight.skip");
+    }
+
+    @Test
+    void theViewIsClosedAfterTheChecks() {
+        BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (props, timeout) -> broker);
+        assertThat(broker.closed).isTrue();
+    }
+
+    private static ConfigProblem single(List<ConfigProblem> problems) {
+        assertThat(problems).hasSize(1);
+        return problems.get(0);
+    }
+}

@@ -1,0 +1,45 @@
+package io.kfp.common.preflight;
+
+import java.util.OptionalLong;
+import java.util.Set;
+
+/** A broker that answers from fields; a non-null failure is thrown by the matching call. */
+final class FakeBroker implements BrokerView {
+
+    Exception pingFailure;
+    Exception topicsFailure;
+    Exception configFailure;
+    Set<String> topics = Set.of("in", "out");
+    OptionalLong transactionMaxTimeoutMs = OptionalLong.of(900_000);
+    boolean closed;
+    int configReads;
+
+    @Override
+    public void ping() throws Exception {
+        if (pingFailure != null) {
+            throw pingFailure;
+        }
+    }
+
+    @Override
+    public Set<String> topicNames() throws Exception {
+        if (topicsFailure != null) {
+            throw topicsFailure;
+        }
+        return topics;
+    }
+
+    @Override
+    public OptionalLong transactionMaxTimeoutMs() throws Exception {
+        configReads++;
+        if (configFailure != null) {
+            throw configFailure;
+        }
+        return transactionMaxTimeoutMs;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}
