@@ -72,6 +72,7 @@ public final class FaultTolerance {
                 flink.set(
                         RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
                         config.get(RestartOptions.MAX_DELAY));
+                flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
                 flink.set(
                         RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS,
                         config.get(RestartOptions.ATTEMPTS));

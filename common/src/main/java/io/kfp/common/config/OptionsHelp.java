@@ -75,6 +75,44 @@ public final class OptionsHelp {
         return String.valueOf(value);
     }
 
+    /**
+     * The same options as a Markdown table per group, for READMEs. Generated, never edited by
+     * hand: each module has a test that fails when its committed table differs.
+     */
+    public static String markdown(List<OptionGroup> groups, Map<String, String> jobDefaults) {
+        StringBuilder out = new StringBuilder();
+        for (OptionGroup group : groups) {
+            out.append("#### ").append(group.title()).append("\n\n");
+            out.append("| option | default | description |\n|---|---|---|\n");
+            for (ConfigOption<?> option : group.options()) {
+                String text = PlainTextFormatter.render(option.description()).replace("\n", " ");
+                List<String> fallbacks = new ArrayList<>();
+                for (FallbackKey fallback : option.fallbackKeys()) {
+                    fallbacks.add("`" + fallback.getKey() + "`");
+                }
+                if (!fallbacks.isEmpty()) {
+                    text += " Also accepted as: " + String.join(", ", fallbacks) + ".";
+                }
+                out.append("| `")
+                        .append(option.key())
+                        .append("` | `")
+                        .append(defaultText(option, jobDefaults))
+                        .append("` | ")
+                        .append(text.replace("|", "\\|"))
+                        .append(" |\n");
+            }
+            for (OptionGroup.PassThroughPrefix prefix : group.passThroughPrefixes()) {
+                out.append("| `")
+                        .append(prefix.prefix())
+                        .append("<name>` | | ")
+                        .append(prefix.description().replace("|", "\\|"))
+                        .append(" |\n");
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
     private static String wrap(String text, String indent) {
         StringBuilder out = new StringBuilder();
         for (String paragraph : text.split("\n")) {
