@@ -160,7 +160,7 @@ public final class CheckpointOptions implements OptionGroup {
 
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
-        if (config.get(INTERVAL).compareTo(Duration.ofMillis(10)) < 0) {
+        if (config.get(ENABLED) && config.get(INTERVAL).compareTo(Duration.ofMillis(10)) < 0) {
             problems.add(
                     INTERVAL.key(),
                     "must be at least 10 ms (Flink's minimum).",

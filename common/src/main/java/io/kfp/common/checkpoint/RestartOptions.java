@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * How often a failing job is restarted before it is declared FAILED. Always bounded: a job that
@@ -90,6 +91,10 @@ public final class RestartOptions implements OptionGroup {
 
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
+        Strategy strategy = config.get(STRATEGY);
+        if (strategy == Strategy.NONE) {
+            return;
+        }
         int attempts = config.get(ATTEMPTS);
         if (attempts < 1 || attempts > MAX_ATTEMPTS) {
             problems.add(
@@ -100,10 +105,13 @@ public final class RestartOptions implements OptionGroup {
         if (config.get(INITIAL_DELAY).isNegative()) {
             problems.add(INITIAL_DELAY.key(), "must not be negative.", "use e.g. 1 s.");
         }
-        if (config.get(MAX_DELAY).compareTo(config.get(INITIAL_DELAY)) < 0) {
+        if (strategy == Strategy.EXPONENTIAL_DELAY
+                && config.get(MAX_DELAY).compareTo(config.get(INITIAL_DELAY)) < 0) {
             problems.add(
                     MAX_DELAY.key(),
-                    "is shorter than restart.initial-delay (" + config.get(INITIAL_DELAY) + ").",
+                    "is shorter than restart.initial-delay ("
+                            + TimeUtils.formatWithHighestUnit(config.get(INITIAL_DELAY))
+                            + ").",
                     "make restart.max-delay at least restart.initial-delay.");
         }
     }

@@ -14,9 +14,9 @@ public final class StorageLocations {
      * absolute {@code file://} URI, resolved against the current directory.
      */
     public static URI toUri(String location) throws URISyntaxException {
-        if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+        if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")) {
             URI uri = new URI(location);
-            if (uri.getScheme().equals("file")) {
+            if (uri.getScheme().equalsIgnoreCase("file")) {
                 boolean localHost = uri.getHost() == null || uri.getHost().equals("localhost");
                 if (!localHost || uri.getPath() == null || !uri.getPath().startsWith("/")) {
                     throw new IllegalArgumentException(

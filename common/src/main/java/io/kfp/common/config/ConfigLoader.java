@@ -48,7 +48,7 @@ public final class ConfigLoader {
             Map<String, String> environment,
             Map<String, String> jobDefaults,
             Collection<OptionGroup> groups) {
-        RawConfig raw = new RawConfig();
+        Layers raw = new Layers(groups);
         List<ConfigProblem> problems = new ArrayList<>();
         jobDefaults.forEach((k, v) -> raw.put(k, v, "job default"));
 
@@ -62,10 +62,34 @@ public final class ConfigLoader {
         }
         readEnvironment(environment, groups, raw);
         commandLine.values.forEach((k, v) -> raw.put(k, v, "command line"));
-        return new Loaded(raw, commandLine.help, problems);
+        return new Loaded(raw.raw, commandLine.help, problems);
     }
 
-    private static void readFile(Path file, RawConfig raw, List<ConfigProblem> problems) {
+    /**
+     * Adds layers to a {@link RawConfig}, storing a value given under one of Flink's keys (a
+     * fallback key) under our option's own key, so precedence is decided by layer, not by which
+     * of the two names was used.
+     */
+    private static final class Layers {
+        final RawConfig raw = new RawConfig();
+        final Map<String, String> ownKeyOf = new LinkedHashMap<>();
+
+        Layers(Collection<OptionGroup> groups) {
+            for (OptionGroup group : groups) {
+                for (ConfigOption<?> option : group.options()) {
+                    for (FallbackKey fallback : option.fallbackKeys()) {
+                        ownKeyOf.putIfAbsent(fallback.getKey(), option.key());
+                    }
+                }
+            }
+        }
+
+        void put(String key, String value, String origin) {
+            raw.put(ownKeyOf.getOrDefault(key, key), value, origin, key);
+        }
+    }
+
+    private static void readFile(Path file, Layers raw, List<ConfigProblem> problems) {
         String origin = "file " + file;
         if (!Files.isRegularFile(file)) {
             problems.add(
@@ -134,7 +158,7 @@ public final class ConfigLoader {
     }
 
     private static void readEnvironment(
-            Map<String, String> environment, Collection<OptionGroup> groups, RawConfig raw) {
+            Map<String, String> environment, Collection<OptionGroup> groups, Layers raw) {
         Map<String, String> envNameToKey = new LinkedHashMap<>();
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
@@ -183,6 +207,22 @@ public final class ConfigLoader {
         return null;
     }
 
+    /**
+     * A stray argument as it may be shown: {@code key=value} with the value hidden if the key is
+     * a secret, and a bare word hidden if the word before it named a secret.
+     */
+    static String strayForDisplay(String arg, String previous) {
+        if (previous != null && SecretRedaction.isSecret(previous) || SecretRedaction.looksSecret(arg)) {
+            return SecretRedaction.REDACTED;
+        }
+        int equals = arg.indexOf('=');
+        if (equals > 0) {
+            String key = arg.substring(0, equals);
+            return key + "=" + SecretRedaction.redact(key.replaceFirst("^-+", ""), arg.substring(equals + 1));
+        }
+        return arg;
+    }
+
     /** The environment variable that sets {@code key}. */
     public static String envName(String key) {
         return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
@@ -213,7 +253,7 @@ public final class ConfigLoader {
                 if (!arg.startsWith("--") || arg.length() == 2) {
                     problems.add(
                             new ConfigProblem(
-                                    arg,
+                                    strayForDisplay(arg, i == 0 ? null : args[i - 1]),
                                     null,
                                     "command line",
                                     "unexpected argument.",

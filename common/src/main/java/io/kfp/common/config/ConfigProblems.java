@@ -21,7 +21,8 @@ public final class ConfigProblems {
         RawConfig.Entry entry = raw.entry(key);
         String value = entry == null ? null : SecretRedaction.redact(key, entry.value());
         String origin = entry == null ? null : entry.origin();
-        problems.add(new ConfigProblem(key, value, origin, problem, fix));
+        String shownKey = entry == null || entry.writtenAs() == null ? key : entry.writtenAs();
+        problems.add(new ConfigProblem(shownKey, value, origin, problem, fix));
     }
 
     /** Reports a problem that is not about a value the user gave (e.g. a missing required key). */

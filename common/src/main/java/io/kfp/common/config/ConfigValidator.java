@@ -1,11 +1,13 @@
 package io.kfp.common.config;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
@@ -31,7 +33,7 @@ public final class ConfigValidator {
             RawConfig raw, Collection<OptionGroup> groups, List<ConfigProblem> earlierProblems) {
         List<ConfigProblem> all = new ArrayList<>(earlierProblems);
         ConfigProblems problems = new ConfigProblems(raw);
-        Configuration config = Configuration.fromMap(raw.values());
+        Configuration config = Configuration.fromMap(normalizeEnumValues(raw, groups));
 
         reportUnknownKeys(raw, groups, problems);
         boolean allParsed = true;
@@ -79,9 +81,10 @@ public final class ConfigValidator {
             if (known.contains(key) || prefixes.stream().anyMatch(key::startsWith)) {
                 continue;
             }
+            boolean fromEnvironment = raw.entry(key).origin().startsWith("environment ");
             String fix =
                     DidYouMean.suggest(key, declared)
-                            .map(s -> "did you mean '" + s + "'?")
+                            .map(s -> "did you mean " + (fromEnvironment ? ConfigLoader.envName(s) : "'" + s + "'") + "?")
                             .orElse("remove it; run with --help to list every option.");
             problems.add(key, "unknown option for this job.", fix);
         }
@@ -93,42 +96,60 @@ public final class ConfigValidator {
             config.get(option);
             return true;
         } catch (RuntimeException e) {
-            String key = keyGiven(option, raw);
-            problems.add(key, "not " + expected(option, e) + ".", "write " + example(option) + ".");
+            problems.add(option.key(), "not " + expected(option, e) + ".", "write " + example(option) + ".");
             return false;
         }
     }
 
-    /** The key the user actually wrote: the option's own key or one of its fallbacks. */
-    private static String keyGiven(ConfigOption<?> option, RawConfig raw) {
-        if (raw.contains(option.key())) {
-            return option.key();
-        }
-        for (FallbackKey fallback : option.fallbackKeys()) {
-            if (raw.contains(fallback.getKey())) {
-                return fallback.getKey();
+    /**
+     * Enum values are accepted with '_' or '-' and in any case, so Flink's own spelling
+     * ({@code EXACTLY_ONCE}) works next to ours ({@code exactly-once}).
+     */
+    private static Map<String, String> normalizeEnumValues(RawConfig raw, Collection<OptionGroup> groups) {
+        Map<String, String> values = raw.values();
+        for (OptionGroup group : groups) {
+            for (ConfigOption<?> option : group.options()) {
+                if (Enum.class.isAssignableFrom(typeOf(option)) && values.containsKey(option.key())) {
+                    values.put(option.key(), values.get(option.key()).trim().replace('_', '-'));
+                }
             }
         }
-        return option.key();
+        return values;
+    }
+
+    /** The option's value type. Flink keeps it package-private; it is only used for messages. */
+    static Class<?> typeOf(ConfigOption<?> option) {
+        if (option.hasDefaultValue()) {
+            Class<?> type = option.defaultValue().getClass();
+            // An enum constant with a body is an anonymous subclass of its enum.
+            return type.isAnonymousClass() && type.getSuperclass().isEnum() ? type.getSuperclass() : type;
+        }
+        try {
+            Method getClazz = ConfigOption.class.getDeclaredMethod("getClazz");
+            getClazz.setAccessible(true);
+            return (Class<?>) getClazz.invoke(option);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Object.class;
+        }
     }
 
     /** "a duration", "one of [none, at-least-once, exactly-once]", ... */
     static String expected(ConfigOption<?> option, RuntimeException parseError) {
-        Object sample = option.hasDefaultValue() ? option.defaultValue() : null;
-        if (sample instanceof Duration) {
+        Class<?> type = typeOf(option);
+        if (type == Duration.class) {
             return "a duration";
         }
-        if (sample instanceof Boolean) {
+        if (type == Boolean.class) {
             return "true or false";
         }
-        if (sample instanceof Integer || sample instanceof Long) {
+        if (type == Integer.class || type == Long.class) {
             return "a whole number";
         }
-        if (sample instanceof MemorySize) {
+        if (type == MemorySize.class) {
             return "a memory size";
         }
-        if (sample instanceof Enum<?> e) {
-            return "one of " + enumValues(e);
+        if (type.isEnum()) {
+            return "one of " + enumValues(type);
         }
         String message = parseError.getMessage();
         return "a valid value (" + (message == null ? parseError.getClass().getSimpleName() : message) + ")";
@@ -136,27 +157,27 @@ public final class ConfigValidator {
 
     /** A concrete example of a valid value for the option's type. */
     public static String example(ConfigOption<?> option) {
-        Object sample = option.hasDefaultValue() ? option.defaultValue() : null;
-        if (sample instanceof Duration) {
+        Class<?> type = typeOf(option);
+        if (type == Duration.class) {
             return "a number with a unit, e.g. 500 ms, 5 s, 2 min, 1 h";
         }
-        if (sample instanceof Boolean) {
+        if (type == Boolean.class) {
             return "true or false";
         }
-        if (sample instanceof Integer || sample instanceof Long) {
-            return "a whole number, e.g. " + sample;
+        if (type == Integer.class || type == Long.class) {
+            return "a whole number, e.g. " + (option.hasDefaultValue() ? option.defaultValue() : 4);
         }
-        if (sample instanceof MemorySize) {
+        if (type == MemorySize.class) {
             return "a size with a unit, e.g. 64 kb, 1 mb";
         }
-        if (sample instanceof Enum<?> e) {
-            return "one of " + enumValues(e);
+        if (type.isEnum()) {
+            return "one of " + enumValues(type);
         }
         return "a value as described by --help";
     }
 
-    private static String enumValues(Enum<?> sample) {
-        return Arrays.stream(sample.getDeclaringClass().getEnumConstants())
+    private static String enumValues(Class<?> enumType) {
+        return Arrays.stream(enumType.getEnumConstants())
                 .map(Object::toString)
                 .collect(Collectors.joining(", "));
     }

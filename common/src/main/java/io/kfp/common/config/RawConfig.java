@@ -11,15 +11,24 @@ import java.util.Map;
  */
 public final class RawConfig {
 
-    /** A value and its origin, quoted back to the user in error messages. */
-    public record Entry(String value, String origin) {}
+    /**
+     * A value, its origin, and the key as the user wrote it (Flink's own key for one of our
+     * options, e.g. {@code execution.checkpointing.interval}; {@code null} when it is the
+     * option's own key), all quoted back in messages.
+     */
+    public record Entry(String value, String origin, String writtenAs) {}
 
     private final Map<String, Entry> entries = new LinkedHashMap<>();
 
     /** Sets {@code key}, replacing a value from a lower-precedence layer. */
     public void put(String key, String value, String origin) {
+        put(key, value, origin, key);
+    }
+
+    /** Sets {@code key}, given by the user as {@code writtenAs}. */
+    public void put(String key, String value, String origin, String writtenAs) {
         entries.remove(key);
-        entries.put(key, new Entry(value, origin));
+        entries.put(key, new Entry(value, origin, key.equals(writtenAs) ? null : writtenAs));
     }
 
     public Entry entry(String key) {

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Decides which settings are secrets and hides their values wherever configuration is printed or
@@ -27,6 +28,9 @@ public final class SecretRedaction {
                     "ssl.key",
                     "private");
 
+    private static final Pattern SECRET_VALUE =
+            Pattern.compile("(?i)(password|passwd|secret|token)\\s*[=:]|LoginModule");
+
     private SecretRedaction() {}
 
     public static boolean isSecret(String key) {
@@ -34,12 +38,20 @@ public final class SecretRedaction {
         return SECRET_KEY_PARTS.stream().anyMatch(lower::contains);
     }
 
+    /**
+     * Whether a value carries a secret whatever its key is called, e.g. a JAAS config under a
+     * misspelt key: {@code ... LoginModule required username="u" password="p";}.
+     */
+    public static boolean looksSecret(String value) {
+        return SECRET_VALUE.matcher(value).find();
+    }
+
     /** The value to show for {@code key}: the value itself, or {@link #REDACTED}. */
     public static String redact(String key, String value) {
         if (value == null) {
             return null;
         }
-        return isSecret(key) ? REDACTED : value;
+        return isSecret(key) || looksSecret(value) ? REDACTED : value;
     }
 
     /** A copy of {@code settings} safe to print. */

@@ -101,7 +101,9 @@ public final class JobEntryPoint {
                             BrokerPreflight.Requirements.from(config, spec.groups()),
                             KafkaClientOptions.connectionProperties(config),
                             config.get(PreflightOptions.TIMEOUT),
-                            brokers);
+                            brokers,
+                            config,
+                            spec.preflights());
             if (!problems.isEmpty()) {
                 reportUserError(spec, problems, "problem with the Kafka cluster", "problems with the Kafka cluster");
                 return EXIT_USER_ERROR;
@@ -146,24 +148,25 @@ public final class JobEntryPoint {
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
                 RawConfig.Entry entry = raw.entry(option.key());
-                String value =
-                        entry != null
-                                ? entry.value()
-                                : config.getOptional(option).map(String::valueOf).orElse(null);
-                if (value == null && !option.hasDefaultValue()) {
-                    value = "(unset)";
-                } else if (value == null) {
-                    value = OptionsHelp.defaultText(option, jobDefaults);
+                String line;
+                if (entry == null) {
+                    line = (option.hasDefaultValue() ? OptionsHelp.defaultText(option, jobDefaults) : "(unset)")
+                            + "  [default]";
+                } else {
+                    line = SecretRedaction.redact(option.key(), entry.value()) + "  [" + describeOrigin(entry) + "]";
                 }
-                String origin = entry == null ? "default" : entry.origin();
-                lines.put(option.key(), SecretRedaction.redact(option.key(), value) + "  [" + origin + "]");
+                lines.put(option.key(), line);
             }
         }
         raw.entries().forEach(
-                (k, e) -> lines.putIfAbsent(k, SecretRedaction.redact(k, e.value()) + "  [" + e.origin() + "]"));
+                (k, e) -> lines.putIfAbsent(k, SecretRedaction.redact(k, e.value()) + "  [" + describeOrigin(e) + "]"));
         List<String> rendered = new ArrayList<>();
         lines.forEach((k, v) -> rendered.add("  " + k + " = " + v));
         return String.join("\n", rendered);
+    }
+
+    private static String describeOrigin(RawConfig.Entry entry) {
+        return entry.origin() + (entry.writtenAs() == null ? "" : ", given as " + entry.writtenAs());
     }
 
     private static Throwable rootCause(Throwable e) {

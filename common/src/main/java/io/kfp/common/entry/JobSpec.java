@@ -6,6 +6,7 @@ import io.kfp.common.checkpoint.StateOptions;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.preflight.JobPreflight;
 import io.kfp.common.preflight.PreflightOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +24,7 @@ public record JobSpec(
         String description,
         List<OptionGroup> groups,
         Map<String, String> defaults,
+        List<JobPreflight> preflights,
         JobRunner runner) {
 
     /** Builds and executes the job from a validated configuration. */
@@ -34,6 +36,7 @@ public record JobSpec(
     public JobSpec {
         groups = List.copyOf(groups);
         defaults = Map.copyOf(defaults);
+        preflights = List.copyOf(preflights);
     }
 
     /** Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka, preflight. */
@@ -55,6 +58,7 @@ public record JobSpec(
                                 KafkaClientOptions.GROUP,
                                 PreflightOptions.GROUP));
         private final Map<String, String> defaults = new LinkedHashMap<>();
+        private final List<JobPreflight> preflights = new ArrayList<>();
 
         private Builder(String command, String description) {
             this.command = command;
@@ -73,8 +77,14 @@ public record JobSpec(
             return this;
         }
 
+        /** A check against the cluster run before submission, after the common ones. */
+        public Builder preflight(JobPreflight preflight) {
+            preflights.add(preflight);
+            return this;
+        }
+
         public JobSpec runner(JobRunner runner) {
-            return new JobSpec(command, description, groups, defaults, runner);
+            return new JobSpec(command, description, groups, defaults, preflights, runner);
         }
     }
 }

@@ -1,12 +1,17 @@
 package io.kfp.common.entry;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.checkpoint.FaultTolerance;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The execution environment of a job, with our checkpoint, state and restart settings applied. */
 public final class StreamEnvironments {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamEnvironments.class);
 
     private StreamEnvironments() {}
 
@@ -15,7 +20,21 @@ public final class StreamEnvironments {
      * local one otherwise. Our settings override the cluster's defaults for this job only.
      */
     public static StreamExecutionEnvironment forJob(ReadableConfig config) {
+        return forJob(config, new Configuration());
+    }
+
+    /** Like {@link #forJob(ReadableConfig)}, plus Flink settings the job itself needs. */
+    public static StreamExecutionEnvironment forJob(ReadableConfig config, Configuration jobSettings) {
         Configuration flink = FaultTolerance.flinkConfiguration(config);
-        return StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        flink.addAll(jobSettings);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        if (!config.get(CheckpointOptions.ENABLED) && env.getCheckpointConfig().isCheckpointingEnabled()) {
+            LOG.warn(
+                    "checkpoint.enabled=false, but the cluster's configuration sets"
+                            + " execution.checkpointing.interval, so this job is checkpointed"
+                            + " anyway. Remove it from the cluster configuration to run without"
+                            + " checkpoints.");
+        }
+        return env;
     }
 }

@@ -2,6 +2,7 @@ package io.kfp.common.kafka;
 
 import java.util.Properties;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
@@ -36,10 +37,16 @@ public final class KafkaSinkFactory {
     /** {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to {@code fields}. */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields) {
+        return serializer(config, fields, config.get(SinkOptions.PARTITIONER).<T>create());
+    }
+
+    /** Like {@link #serializer(ReadableConfig, OutgoingRecord)} with the job's own partitioner. */
+    public static <T> TopicRecordSerializer<T> serializer(
+            ReadableConfig config, OutgoingRecord<T> fields, KafkaPartitioner<T> partitioner) {
         return new TopicRecordSerializer<>(
                 config.get(SinkOptions.TOPIC),
                 fields,
-                config.get(SinkOptions.PARTITIONER).create(),
+                partitioner,
                 config.get(SinkOptions.WRITE_TIMESTAMPS));
     }
 

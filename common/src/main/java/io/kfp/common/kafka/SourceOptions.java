@@ -2,6 +2,7 @@ package io.kfp.common.kafka;
 
 import static org.apache.flink.configuration.ConfigOptions.key;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
@@ -76,8 +77,9 @@ public final class SourceOptions implements OptionGroup {
                             "Where to start when not restoring from a checkpoint or savepoint"
                                     + " (a restore always resumes from the offsets in its state): "
                                     + StartingOffsets.FORMS
-                                    + ". group-offsets and specific use source.offset-reset for"
-                                    + " partitions without an offset.");
+                                    + ". Partitions without an offset (group-offsets: none"
+                                    + " committed; specific: not listed and none committed) use"
+                                    + " source.offset-reset.");
 
     public static final ConfigOption<StartingOffsets.OffsetReset> OFFSET_RESET =
             key("source.offset-reset")
@@ -155,7 +157,7 @@ public final class SourceOptions implements OptionGroup {
 
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
-        boolean hasTopics = config.getOptional(TOPICS).filter(t -> !t.isBlank()).isPresent();
+        boolean hasTopics = !topics(config).isEmpty();
         boolean hasPattern = config.getOptional(TOPIC_PATTERN).filter(t -> !t.isBlank()).isPresent();
         if (hasTopics == hasPattern) {
             if (hasTopics) {
@@ -216,7 +218,9 @@ public final class SourceOptions implements OptionGroup {
                     e.getMessage() + ".",
                     "use one of: " + StartingOffsets.FORMS + ".");
         }
-        if (config.get(AUTO_COMMIT_INTERVAL).compareTo(Duration.ofMillis(1)) < 0) {
+        if (!config.get(CheckpointOptions.ENABLED)
+                && config.get(AUTO_COMMIT)
+                && config.get(AUTO_COMMIT_INTERVAL).compareTo(Duration.ofMillis(1)) < 0) {
             problems.add(AUTO_COMMIT_INTERVAL.key(), "must be positive.", "use e.g. 5 s.");
         }
         if (config.get(PARTITION_DISCOVERY_INTERVAL).isNegative()) {

@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Forms: {@code group-offsets} (the consumer group's committed offsets; partitions without one
  * use {@code source.offset-reset}), {@code earliest}, {@code latest}, {@code timestamp:<epoch
  * millis or ISO-8601 instant>}, {@code specific:<topic>:<partition>:<offset>,...} (partitions not
- * listed use {@code source.offset-reset}).
+ * listed start from the group's committed offset, else {@code source.offset-reset}).
  */
 public record StartingOffsets(
         Kind kind, long timestampMillis, Map<TopicPartition, Long> specificOffsets) {

@@ -1,19 +1,29 @@
 package io.kfp.common.kafka;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
-/** Writes each element to one topic, with the sink's partitioner and timestamp setting. */
+/**
+ * Writes each element to one topic, with the sink's partitioner and timestamp setting, and
+ * counts what it writes in the task's metrics ({@value #RECORDS_METRIC}, {@value #BYTES_METRIC}:
+ * key plus value bytes).
+ */
 public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
 
     private static final long serialVersionUID = 1L;
+
+    public static final String RECORDS_METRIC = "kfpRecordsOut";
+    public static final String BYTES_METRIC = "kfpBytesOut";
 
     private final String topic;
     private final OutgoingRecord<T> fields;
     private final KafkaPartitioner<T> partitioner;
     private final boolean writeTimestamps;
+    private transient Counter records;
+    private transient Counter bytes;
 
     /**
      * @param partitioner {@code null} lets the Kafka producer choose the partition
@@ -32,6 +42,10 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
     @Override
     public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
+        if (context != null) {
+            records = context.getMetricGroup().counter(RECORDS_METRIC);
+            bytes = context.getMetricGroup().counter(BYTES_METRIC);
+        }
         if (partitioner != null) {
             partitioner.open(
                     sinkContext.getParallelInstanceId(), sinkContext.getNumberOfParallelInstances());
@@ -51,6 +65,10 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
         Long recordTimestamp = writeTimestamps ? fields.timestamp(element, timestamp) : null;
         if (recordTimestamp != null && recordTimestamp < 0) {
             recordTimestamp = null;
+        }
+        if (records != null) {
+            records.inc();
+            bytes.inc((key == null ? 0 : key.length) + (value == null ? 0 : value.length));
         }
         return new ProducerRecord<>(topic, partition, recordTimestamp, key, value, fields.headers(element));
     }

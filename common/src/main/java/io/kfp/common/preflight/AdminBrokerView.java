@@ -2,7 +2,9 @@ package io.kfp.common.preflight;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
@@ -43,6 +45,16 @@ public final class AdminBrokerView implements BrokerView {
     @Override
     public Set<String> topicNames() throws Exception {
         return admin.listTopics().names().get(remainingMs(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Map<String, Integer> partitionCounts(Collection<String> topics) throws Exception {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        admin.describeTopics(topics)
+                .allTopicNames()
+                .get(remainingMs(), TimeUnit.MILLISECONDS)
+                .forEach((name, description) -> counts.put(name, description.partitions().size()));
+        return counts;
     }
 
     @Override

@@ -63,14 +63,36 @@ public final class BrokerPreflight {
             Properties connection,
             Duration timeout,
             BrokerViewFactory factory) {
+        return run(requirements, connection, timeout, factory, null, List.of());
+    }
+
+    /** Like {@link #run(Requirements, Properties, Duration, BrokerViewFactory)}, then the job's own checks. */
+    public static List<ConfigProblem> run(
+            Requirements requirements,
+            Properties connection,
+            Duration timeout,
+            BrokerViewFactory factory,
+            ReadableConfig config,
+            List<JobPreflight> jobChecks) {
         BrokerView view;
         try {
             view = factory.open(connection, timeout);
         } catch (RuntimeException e) {
-            return List.of(unreachable(requirements, timeout, e));
+            return List.of(clientNotCreated(requirements, e));
         }
         try (view) {
-            return check(requirements, view, timeout);
+            List<ConfigProblem> problems = check(requirements, view, timeout);
+            if (!problems.isEmpty()) {
+                return problems;
+            }
+            for (JobPreflight jobCheck : jobChecks) {
+                try {
+                    problems.addAll(jobCheck.check(config, view));
+                } catch (Exception e) {
+                    problems.add(failed(requirements, "run the job's own checks", e));
+                }
+            }
+            return problems;
         }
     }
 
@@ -163,6 +185,17 @@ public final class BrokerPreflight {
                         + " preflight.timeout for a slow network.");
     }
 
+    private static ConfigProblem clientNotCreated(Requirements requirements, Exception e) {
+        return new ConfigProblem(
+                KafkaClientOptions.BOOTSTRAP_SERVERS.key(),
+                requirements.bootstrapServers(),
+                null,
+                "could not create a Kafka client for these servers: " + describe(e) + ".",
+                "check kafka.bootstrap-servers (host names must resolve) and the client settings in"
+                        + " kafka.properties.* (security.protocol, sasl.*, ssl.* files and"
+                        + " passwords).");
+    }
+
     private static ConfigProblem failed(Requirements requirements, String what, Exception e) {
         Throwable cause = unwrap(e);
         String fix =
@@ -180,9 +213,10 @@ public final class BrokerPreflight {
                 fix);
     }
 
+    /** The innermost cause: Kafka wraps the telling exception in "Failed to create ..." ones. */
     private static Throwable unwrap(Throwable e) {
         Throwable t = e;
-        while (t instanceof ExecutionException && t.getCause() != null) {
+        while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();
         }
         return t;

@@ -1,5 +1,7 @@
 package io.kfp.common.preflight;
 
+import java.util.Collection;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -15,6 +17,9 @@ public interface BrokerView extends AutoCloseable {
 
     /** Names of all topics the client may see. */
     Set<String> topicNames() throws Exception;
+
+    /** Number of partitions of each of {@code topics} (all of which exist). */
+    Map<String, Integer> partitionCounts(Collection<String> topics) throws Exception;
 
     /** The broker's {@code transaction.max.timeout.ms}; empty if it does not report one. */
     OptionalLong transactionMaxTimeoutMs() throws Exception;

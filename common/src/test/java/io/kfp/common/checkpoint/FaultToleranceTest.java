@@ -40,6 +40,10 @@ class FaultToleranceTest {
                 .containsEntry("execution.checkpointing.incremental", "true")
                 .containsEntry("restart-strategy.type", "exponential-delay")
                 .containsEntry("restart-strategy.exponential-delay.attempts-before-reset-backoff", "10")
+                .containsEntry("restart-strategy.exponential-delay.initial-backoff", "1 s")
+                .containsEntry("restart-strategy.exponential-delay.max-backoff", "1 min")
+                .containsEntry("restart-strategy.exponential-delay.backoff-multiplier", "2.0")
+                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "1 h")
                 .containsEntry("pipeline.name", "relay-job");
         assertThat(f.get("execution.checkpointing.dir"))
                 .isEqualTo(Path.of("kfp-state/checkpoints").toAbsolutePath().toUri().toString());

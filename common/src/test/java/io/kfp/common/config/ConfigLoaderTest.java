@@ -7,7 +7,11 @@ import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.SinkOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.kafka.SourceOptions;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,12 +95,52 @@ class ConfigLoaderTest {
 
     @Test
     void everyDeclaredKeyHasADistinctEnvironmentName() {
-        List<String> names =
-                GROUPS.stream()
-                        .flatMap(g -> g.options().stream())
-                        .map(o -> ConfigLoader.envName(o.key()))
-                        .toList();
+        List<OptionGroup> all =
+                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(SinkOptions.GROUP).runner(c -> {}).groups();
+        List<String> names = new ArrayList<>();
+        for (OptionGroup group : all) {
+            for (ConfigOption<?> option : group.options()) {
+                names.add(ConfigLoader.envName(option.key()));
+                option.fallbackKeys().forEach(f -> names.add(ConfigLoader.envName(f.getKey())));
+            }
+            group.passThroughPrefixes().forEach(p -> names.add(ConfigLoader.envName(p.prefix())));
+        }
         assertThat(names).doesNotHaveDuplicates().allMatch(n -> n.matches("KFP_[A-Z0-9_]+"));
+    }
+
+    @Test
+    void flinksKeyAndOursAreOneSettingWhoseLayerDecides() throws Exception {
+        Path file = dir.resolve("job.yaml");
+        Files.writeString(file, "checkpoint.interval: 9 s\n");
+        RawConfig raw =
+                ConfigLoader.load(
+                                new String[] {"--config", file.toString(), "--execution.checkpointing.interval", "7 s"},
+                                Map.of("KFP_CHECKPOINT_INTERVAL", "8 s"),
+                                Map.of(),
+                                GROUPS)
+                        .raw();
+        assertThat(raw.entry("checkpoint.interval").value()).isEqualTo("7 s");
+        assertThat(raw.entry("checkpoint.interval").writtenAs()).isEqualTo("execution.checkpointing.interval");
+        assertThat(raw.contains("execution.checkpointing.interval")).isFalse();
+
+        RawConfig envWins =
+                ConfigLoader.load(
+                                new String[0],
+                                Map.of("KFP_CHECKPOINT_INTERVAL", "8 s"),
+                                Map.of("execution.checkpointing.interval", "3 s"),
+                                GROUPS)
+                        .raw();
+        assertThat(envWins.entry("checkpoint.interval").value()).isEqualTo("8 s");
+    }
+
+    @Test
+    void strayArgumentsNeverShowSecrets() {
+        assertThat(ConfigLoader.strayForDisplay("-kafka.properties.ssl.key.password=changeit", null))
+                .isEqualTo("******");
+        assertThat(ConfigLoader.strayForDisplay("hunter2", "-kafka.properties.sasl.password")).isEqualTo("******");
+        assertThat(ConfigLoader.strayForDisplay("x LoginModule required password=\"p\";", "--a")).isEqualTo("******");
+        assertThat(ConfigLoader.strayForDisplay("-sink.topic=out", null)).isEqualTo("-sink.topic=out");
+        assertThat(ConfigLoader.strayForDisplay("relay", null)).isEqualTo("relay");
     }
 
     @Test

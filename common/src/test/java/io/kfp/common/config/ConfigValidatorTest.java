@@ -100,11 +100,31 @@ class ConfigValidatorTest {
     }
 
     @Test
-    void flinkKeysAreAcceptedAsFallbacks() {
-        Configuration config = valid("--execution.checkpointing.interval", "7 s", "--state.backend.type", "hashmap");
+    void flinkKeysAndFlinkSpellingsAreAccepted() {
+        Configuration config =
+                valid(
+                        "--execution.checkpointing.interval", "7 s",
+                        "--state.backend.type", "hashmap",
+                        "--execution.checkpointing.mode", "EXACTLY_ONCE");
         assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(7));
+        assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointOptions.Mode.EXACTLY_ONCE);
         assertThat(onlyProblem("--execution.checkpointing.interval", "soon").key())
                 .isEqualTo("execution.checkpointing.interval");
+    }
+
+    @Test
+    void optionsWithoutDefaultStillGetATypedHint() {
+        assertThat(onlyProblem("--job.parallelism", "x").describe()).contains("not a whole number");
+    }
+
+    @Test
+    void unknownEnvironmentVariablesGetAnEnvironmentSuggestion() {
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(new String[0], Map.of("KFP_SINK_TOPIK", "x"), SPEC.defaults(), SPEC.groups());
+        assertThatThrownBy(() -> ConfigValidator.validate(loaded.raw(), SPEC.groups(), List.of()))
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
+                        e -> assertThat(e.problems().get(0).fix()).isEqualTo("did you mean KFP_SINK_TOPIC?"));
     }
 
     @Test
@@ -115,6 +135,24 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--checkpoint.dir", "file://relative/path").problem()).contains("file:///data/ckpt");
         assertThat(onlyProblem("--checkpoint.savepoint-dir", "hdfs://bad host/x").key())
                 .isEqualTo("checkpoint.savepoint-dir");
+    }
+
+    @Test
+    void singleSlashFileUrisAreKept() {
+        assertThat(valid("--checkpoint.dir", "file:/data/ckpt").get(CheckpointOptions.DIRECTORY)).isEqualTo("file:/data/ckpt");
+        assertThat(io.kfp.common.checkpoint.FaultTolerance.flinkConfiguration(valid("--checkpoint.dir", "FILE:/data/ckpt"))
+                        .get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTS_DIRECTORY))
+                .isEqualTo("FILE:/data/ckpt");
+    }
+
+    @Test
+    void checksOfUnusedSettingsDoNotFire() {
+        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.initial-delay", "2 min")).isNotNull();
+        assertThat(valid("--restart.strategy", "none", "--restart.attempts", "0")).isNotNull();
+        assertThat(valid("--checkpoint.enabled", "false", "--checkpoint.interval", "0 ms",
+                        "--sink.delivery-guarantee", "at-least-once"))
+                .isNotNull();
+        assertThat(onlyProblem("--restart.max-delay", "100 ms").problem()).contains("(1 s)");
     }
 
     @Test
@@ -152,6 +190,7 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--source.topics", "", "--source.topic-pattern", "in-[").problem())
                 .contains("not a valid regular expression");
         assertThat(onlyProblem("--source.topics", "ok,not ok").problem()).contains("'not ok'");
+        assertThat(onlyProblem("--source.topics", ",").problem()).isEqualTo("no input topic set.");
     }
 
     @Test

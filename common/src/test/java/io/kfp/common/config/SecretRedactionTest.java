@@ -27,6 +27,15 @@ class SecretRedactionTest {
     }
 
     @Test
+    void valuesThatCarrySecretsAreHiddenWhateverTheKey() {
+        assertThat(SecretRedaction.redact("kafka.properties.sasl.jass.config",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";"))
+                .isEqualTo(SecretRedaction.REDACTED);
+        assertThat(SecretRedaction.redact("kafka.properties.whatever", "token=abc")).isEqualTo(SecretRedaction.REDACTED);
+        assertThat(SecretRedaction.redact("sink.topic", "passwords-audit")).isEqualTo("passwords-audit");
+    }
+
+    @Test
     void nullStaysNull() {
         assertThat(SecretRedaction.redact("x.password", null)).isNull();
     }

@@ -52,6 +52,11 @@ class JobEntryPointTest {
                     }
 
                     @Override
+                    public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
+                        return Map.of();
+                    }
+
+                    @Override
                     public OptionalLong transactionMaxTimeoutMs() {
                         return OptionalLong.of(brokerMaxTimeoutMs);
                     }
@@ -87,6 +92,9 @@ class JobEntryPointTest {
             assertThat(help).contains("\n" + group.title() + "\n");
             for (ConfigOption<?> option : group.options()) {
                 assertThat(help).contains("--" + option.key() + "  (default: ");
+                String firstWords = String.join(" ", java.util.Arrays.asList(
+                        io.kfp.common.config.PlainTextFormatter.render(option.description()).split(" ")).subList(0, 3));
+                assertThat(help.replaceAll("\\s+", " ")).contains(firstWords);
             }
         }
         assertThat(help)
@@ -157,6 +165,7 @@ class JobEntryPointTest {
                         spec.description(),
                         spec.groups(),
                         spec.defaults(),
+                        spec.preflights(),
                         config -> {
                             throw new IllegalStateException("wrapper", new RuntimeException("broker fenced us"));
                         });
@@ -188,6 +197,7 @@ class JobEntryPointTest {
                 .contains("kafka.properties.sasl.jaas.config = ******  [command line]")
                 .contains("checkpoint.interval = 5 s  [default]")
                 .contains("sink.topic = out  [job default]")
+                .contains("checkpoint.enabled = true  [default]")
                 .doesNotContain("hunter2");
     }
 }

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.entry.JobSpec;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
@@ -110,22 +114,50 @@ class KafkaFactoriesTest {
     }
 
     @Test
-    void buildsConnectorsForEveryGuaranteeAndSubscription() {
-        for (String guarantee : new String[] {"exactly-once", "at-least-once", "none"}) {
-            KafkaSink<String> sink =
-                    KafkaSinkFactory.create(config("--sink.delivery-guarantee", guarantee), UTF8_VALUE);
-            assertThat(sink).isNotNull();
-        }
+    void sinkCarriesTheGuaranteeAndATransactionalPrefixOnlyForExactlyOnce() throws Exception {
+        KafkaSink<String> exactlyOnce = KafkaSinkFactory.create(config(), UTF8_VALUE);
+        assertThat(field(exactlyOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(field(exactlyOnce, "transactionalIdPrefix")).isEqualTo("kfp.relay-job.default");
+        assertThat((Properties) field(exactlyOnce, "kafkaProducerConfig"))
+                .containsEntry("transaction.timeout.ms", "900000");
+
+        KafkaSink<String> atLeastOnce =
+                KafkaSinkFactory.create(config("--sink.delivery-guarantee", "at-least-once"), UTF8_VALUE);
+        assertThat(field(atLeastOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
+        assertThat(field(atLeastOnce, "transactionalIdPrefix")).isNull();
+
+        KafkaSink<String> none = KafkaSinkFactory.create(config("--sink.delivery-guarantee", "none"), UTF8_VALUE);
+        assertThat(field(none, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.NONE);
+    }
+
+    @Test
+    void sourceSubscribesToTopicsOrAPatternFromTheConfiguredStart() throws Exception {
         KafkaSource<String> byTopics =
                 KafkaSourceFactory.create(
                         config("--source.topics", "a, b"),
                         KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
         assertThat(byTopics.getProducedType()).isEqualTo(Types.STRING);
+        assertThat(field(byTopics, "subscriber").toString()).contains("a", "b");
+        assertThat((Properties) field(byTopics, "props"))
+                .containsEntry("group.id", "kfp.relay-job.default")
+                .containsEntry("isolation.level", "read_committed");
+        assertThat(((OffsetsInitializer) field(byTopics, "startingOffsetsInitializer")).getAutoOffsetResetStrategy())
+                .isEqualTo(OffsetResetStrategy.EARLIEST);
+
         KafkaSource<String> byPattern =
                 KafkaSourceFactory.create(
                         config("--source.topics", "", "--source.topic-pattern", "in-.*",
-                                "--source.starting-offsets", "timestamp:2026-01-01T00:00:00Z"),
+                                "--source.starting-offsets", "latest"),
                         KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
-        assertThat(byPattern).isNotNull();
+        assertThat(field(byPattern, "subscriber").getClass().getSimpleName()).contains("Pattern");
+        assertThat(((OffsetsInitializer) field(byPattern, "startingOffsetsInitializer")).getAutoOffsetResetStrategy())
+                .isEqualTo(OffsetResetStrategy.LATEST);
+    }
+
+    /** The connectors keep what they were built with private; tests read it to check our wiring. */
+    private static Object field(Object target, String name) throws Exception {
+        Field field = target.getClass().getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(target);
     }
 }

@@ -47,9 +47,16 @@ class BrokerPreflightTest {
                         new Properties(),
                         TIMEOUT,
                         (props, timeout) -> {
-                            throw new KafkaException("No resolvable bootstrap urls given in bootstrap.servers");
+                            throw new KafkaException(
+                                    "Failed to create new KafkaAdminClient",
+                                    new org.apache.kafka.common.config.ConfigException(
+                                            "No resolvable bootstrap urls given in bootstrap.servers"));
                         });
-        assertThat(single(problems).problem()).contains("No resolvable bootstrap urls");
+        ConfigProblem p = single(problems);
+        assertThat(p.problem())
+                .startsWith("could not create a Kafka client")
+                .contains("ConfigException: No resolvable bootstrap urls");
+        assertThat(p.fix()).contains("kafka.properties.*");
     }
 
     @Test
@@ -85,6 +92,24 @@ class BrokerPreflightTest {
         ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
         assertThat(p.problem()).contains("transaction.max.timeout.ms", "ClusterAuthorizationException");
         assertThat(p.fix()).contains("--preflight.skip");
+    }
+
+    @Test
+    void jobChecksRunOnlyAfterTheCommonOnesPassed() {
+        List<String> seen = new java.util.ArrayList<>();
+        JobPreflight job =
+                (config, view) -> {
+                    seen.add("ran");
+                    return List.of(new ConfigProblem("relay.same-partition", "true", null, "too few partitions", "add some"));
+                };
+        List<ConfigProblem> problems =
+                BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job));
+        assertThat(problems).extracting(ConfigProblem::key).containsExactly("relay.same-partition");
+
+        broker.topics = Set.of();
+        seen.clear();
+        BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job));
+        assertThat(seen).isEmpty();
     }
 
     @Test

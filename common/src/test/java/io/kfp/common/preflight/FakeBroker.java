@@ -1,5 +1,8 @@
 package io.kfp.common.preflight;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -11,6 +14,7 @@ final class FakeBroker implements BrokerView {
     Exception configFailure;
     Set<String> topics = Set.of("in", "out");
     OptionalLong transactionMaxTimeoutMs = OptionalLong.of(900_000);
+    Map<String, Integer> partitions = new HashMap<>();
     boolean closed;
     int configReads;
 
@@ -27,6 +31,13 @@ final class FakeBroker implements BrokerView {
             throw topicsFailure;
         }
         return topics;
+    }
+
+    @Override
+    public Map<String, Integer> partitionCounts(Collection<String> names) {
+        Map<String, Integer> counts = new HashMap<>();
+        names.forEach(n -> counts.put(n, partitions.getOrDefault(n, 1)));
+        return counts;
     }
 
     @Override
