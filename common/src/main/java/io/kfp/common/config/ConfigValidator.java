@@ -42,9 +42,16 @@ public final class ConfigValidator {
                 allParsed &= parses(config, option, raw, problems);
             }
         }
-        if (allParsed) {
-            // Cross-option checks assume typed values; run them only when all of them parsed.
-            groups.forEach(g -> g.validate(config, problems));
+        for (OptionGroup group : groups) {
+            try {
+                group.validate(config, problems);
+            } catch (IllegalArgumentException unparseable) {
+                // A cross-option check read an option whose value did not parse. That value is
+                // already reported above; the check itself cannot run until it is fixed.
+                if (allParsed) {
+                    throw unparseable;
+                }
+            }
         }
         all.addAll(problems.asList());
         if (!all.isEmpty()) {

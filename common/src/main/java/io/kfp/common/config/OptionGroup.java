@@ -28,8 +28,9 @@ public interface OptionGroup {
     }
 
     /**
-     * Cross-option checks. Called only after every option of every group parsed into its type,
-     * so {@code config.get(...)} does not throw here.
+     * Cross-option checks. Called even when some option's value did not parse, so that every
+     * other problem is reported in the same run; reading such an option throws {@link
+     * IllegalArgumentException}, which skips the rest of this group's checks.
      */
     default void validate(ReadableConfig config, ConfigProblems problems) {}
 

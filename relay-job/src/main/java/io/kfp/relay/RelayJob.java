@@ -1,0 +1,172 @@
+package io.kfp.relay;
+
+import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.kafka.KafkaSinkFactory;
+import io.kfp.common.kafka.KafkaSourceFactory;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.SourceOptions;
+import java.time.Duration;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Kafka -> Kafka, exactly-once: the source reads only committed records and checkpoints its
+ * offsets; the sink writes in a Kafka transaction per checkpoint, pre-commits it when the
+ * checkpoint barrier passes and commits it when the checkpoint completes. After a failure the job
+ * restarts from the last completed checkpoint: open transactions are aborted and the records
+ * since are read and written again, so each record is visible exactly once.
+ *
+ * <p>The job takes its source and sinks, so tests run the production graph on their own bounded
+ * source and collecting sink; {@link #fromConfig} wires the real Kafka ones.
+ */
+public final class RelayJob {
+
+    /** Operator uids: part of the savepoint format. Never change them. */
+    static final String SOURCE_UID = "relay-kafka-source";
+    static final String WINDOW_COUNT_UID = "relay-window-count";
+    static final String SINK_UID = "relay-kafka-sink";
+    static final String LATE_SINK_UID = "relay-late-sink";
+
+    public static final JobSpec SPEC =
+            JobSpec.builder(
+                            "relay-job",
+                            "copies Kafka records from the input topic(s) to the output topic,"
+                                    + " exactly-once, byte for byte (or counts them per key and"
+                                    + " window).")
+                    .group(SourceOptions.GROUP)
+                    .group(SinkOptions.GROUP)
+                    .group(RelayOptions.GROUP)
+                    .defaultValue(SourceOptions.STARTING_OFFSETS, "group-offsets")
+                    .defaultValue(SourceOptions.OFFSET_RESET, "earliest")
+                    .preflight(RelayPreflight::check)
+                    .runner(config -> fromConfig(config).execute());
+
+    private final ReadableConfig config;
+    private final Source<RelayRecord, ?, ?> source;
+    private final Sink<RelayRecord> sink;
+    private final Sink<RelayRecord> lateSink;
+
+    /**
+     * @param lateSink where window-count's late records go; {@code null} to only count them
+     */
+    public RelayJob(
+            ReadableConfig config,
+            Source<RelayRecord, ?, ?> source,
+            Sink<RelayRecord> sink,
+            Sink<RelayRecord> lateSink) {
+        this.config = config;
+        this.source = source;
+        this.sink = sink;
+        this.lateSink = lateSink;
+    }
+
+    /** The job with the Kafka source and sinks described by {@code config} (validated). */
+    public static RelayJob fromConfig(ReadableConfig config) {
+        Sink<RelayRecord> lateSink =
+                config.getOptional(RelayOptions.LATE_TOPIC)
+                        .filter(t -> config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT)
+                        .map(topic -> lateSink(config, topic))
+                        .orElse(null);
+        return new RelayJob(
+                config,
+                KafkaSourceFactory.create(config, new RelayRecordDeserializer()),
+                KafkaSinkFactory.create(
+                        config,
+                        KafkaSinkFactory.serializer(config, new RelayedFields(), partitioner(config))),
+                lateSink);
+    }
+
+    public static void main(String[] args) {
+        JobEntryPoint.main(SPEC, args);
+    }
+
+    /** Adds the relay's operators to {@code env}. */
+    public void defineWorkflow(StreamExecutionEnvironment env) {
+        boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
+        DataStream<RelayRecord> records =
+                env.fromSource(source, watermarks(config, windowCount), "Kafka source " + inputDescription())
+                        .uid(SOURCE_UID);
+        DataStream<RelayRecord> out = records;
+        if (windowCount) {
+            SingleOutputStreamOperator<RelayRecord> counts =
+                    records.keyBy(r -> WindowKeys.of(r.key))
+                            .process(new WindowCountFunction(config.get(RelayOptions.WINDOW_SIZE).toMillis()))
+                            .uid(WINDOW_COUNT_UID)
+                            .name("window-count " + config.get(RelayOptions.WINDOW_SIZE));
+            if (lateSink != null) {
+                counts.getSideOutput(WindowCountFunction.LATE)
+                        .sinkTo(lateSink)
+                        .uid(LATE_SINK_UID)
+                        .name("Kafka sink " + config.get(RelayOptions.LATE_TOPIC) + " (late records)");
+            }
+            out = counts;
+        }
+        out.sinkTo(sink).uid(SINK_UID).name("Kafka sink " + config.getOptional(SinkOptions.TOPIC).orElse(""));
+    }
+
+    /** Builds and runs the job until it ends (never, for an unbounded Kafka source). */
+    public JobExecutionResult execute() throws Exception {
+        StreamExecutionEnvironment env = environment();
+        defineWorkflow(env);
+        return env.execute(config.get(io.kfp.common.config.JobOptions.NAME));
+    }
+
+    /** Builds and submits the job, returning at once (tests and tools that manage the job). */
+    public JobClient executeAsync() throws Exception {
+        StreamExecutionEnvironment env = environment();
+        defineWorkflow(env);
+        return env.executeAsync(config.get(io.kfp.common.config.JobOptions.NAME));
+    }
+
+    private StreamExecutionEnvironment environment() {
+        // Records are never held after being passed on, so chained operators may share them
+        // instead of copying each one.
+        Configuration jobSettings = new Configuration();
+        jobSettings.set(PipelineOptions.OBJECT_REUSE, true);
+        return StreamEnvironments.forJob(config, jobSettings);
+    }
+
+    /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */
+    static WatermarkStrategy<RelayRecord> watermarks(ReadableConfig config, boolean windowCount) {
+        if (!windowCount) {
+            return WatermarkStrategy.noWatermarks();
+        }
+        Duration idle = config.get(RelayOptions.IDLE_TIMEOUT);
+        return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
+                .withTimestampAssigner((record, previous) -> record.timestamp)
+                .withIdleness(idle);
+    }
+
+    private String inputDescription() {
+        return config.getOptional(SourceOptions.TOPICS)
+                .filter(t -> !t.isBlank())
+                .orElseGet(() -> "/" + config.getOptional(SourceOptions.TOPIC_PATTERN).orElse("") + "/");
+    }
+
+    private static org.apache.flink.connector.kafka.sink.KafkaPartitioner<RelayRecord> partitioner(
+            ReadableConfig config) {
+        return config.get(RelayOptions.SAME_PARTITION)
+                ? new SamePartitionPartitioner()
+                : config.get(SinkOptions.PARTITIONER).create();
+    }
+
+    /** Late records go unchanged to their own topic, in transactions of their own. */
+    private static Sink<RelayRecord> lateSink(ReadableConfig config, String topic) {
+        Configuration late = new Configuration();
+        config.toMap().forEach(late::setString);
+        late.set(SinkOptions.TOPIC, topic);
+        late.set(SinkOptions.TRANSACTIONAL_ID_PREFIX, SinkOptions.transactionalIdPrefix(config) + ".late");
+        return KafkaSinkFactory.create(late, new RelayedFields());
+    }
+}

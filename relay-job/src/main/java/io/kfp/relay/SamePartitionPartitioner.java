@@ -1,0 +1,32 @@
+package io.kfp.relay;
+
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+
+/**
+ * Input partition i -> output partition i ({@code relay.same-partition}). The start-up check
+ * ({@link RelayPreflight}) makes sure the output has enough partitions; this check catches
+ * partitions added to the input later, with a message instead of a Kafka error.
+ */
+final class SamePartitionPartitioner implements KafkaPartitioner<RelayRecord> {
+
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public int partition(
+            RelayRecord record, byte[] key, byte[] value, String targetTopic, int[] partitions) {
+        if (record.partition < 0 || record.partition >= partitions.length) {
+            throw new IllegalStateException(
+                    "relay.same-partition: the record came from input partition "
+                            + record.partition
+                            + " but output topic '"
+                            + targetTopic
+                            + "' has only "
+                            + partitions.length
+                            + " partitions. Add partitions to '"
+                            + targetTopic
+                            + "' (at least as many as the input has) or set"
+                            + " relay.same-partition=false.");
+        }
+        return record.partition;
+    }
+}

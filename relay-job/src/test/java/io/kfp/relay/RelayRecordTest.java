@@ -1,0 +1,131 @@
+package io.kfp.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.kafka.TopicRecordSerializer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/** The relayed record survives Flink serialization and the Kafka round trip unchanged. */
+class RelayRecordTest {
+
+    private static final byte[] BINARY = {(byte) 0xff, 0, (byte) 0xc3, 0x28, (byte) 0x80, '\n', 0x7f};
+
+    static List<RelayRecord> records() {
+        RelayRecord withHeaders = new RelayRecord("k".getBytes(StandardCharsets.UTF_8), BINARY, 1_700_000_000_123L, 3);
+        withHeaders.headerKeys = new String[] {"trace", "empty", "null-value", "trace"};
+        withHeaders.headerValues = new byte[][] {{1, 2}, {}, null, {(byte) 0xfe}};
+        return List.of(
+                new RelayRecord(null, "no key".getBytes(StandardCharsets.UTF_8), 1L, 0),
+                new RelayRecord(new byte[0], new byte[0], 0L, 1),
+                new RelayRecord(BINARY, null, Long.MAX_VALUE, 2),
+                withHeaders);
+    }
+
+    @Test
+    void flinkSerializesItAsAPojoNotWithKryo() {
+        TypeSerializer<RelayRecord> serializer =
+                TypeInformation.of(RelayRecord.class).createSerializer(new SerializerConfigImpl());
+        assertThat(serializer).isInstanceOf(PojoSerializer.class);
+    }
+
+    @ParameterizedTest
+    @MethodSource("records")
+    void roundTripsThroughFlinkSerialization(RelayRecord record) throws Exception {
+        TypeSerializer<RelayRecord> serializer =
+                TypeInformation.of(RelayRecord.class).createSerializer(new SerializerConfigImpl());
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(record, out);
+        RelayRecord back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(back).isEqualTo(record);
+        assertThat(serializer.copy(record)).isEqualTo(record);
+    }
+
+    @ParameterizedTest
+    @MethodSource("records")
+    void kafkaRecordInIsKafkaRecordOut(RelayRecord original) throws Exception {
+        RecordHeaders headers = new RecordHeaders();
+        if (original.headerKeys != null) {
+            for (int i = 0; i < original.headerKeys.length; i++) {
+                headers.add(new RecordHeader(original.headerKeys[i], original.headerValues[i]));
+            }
+        }
+        ConsumerRecord<byte[], byte[]> in =
+                new ConsumerRecord<>(
+                        "in", original.partition, 42L, original.timestamp, TimestampType.CREATE_TIME,
+                        -1, -1, original.key, original.value, headers, java.util.Optional.empty());
+        List<RelayRecord> read = new ArrayList<>();
+        new RelayRecordDeserializer()
+                .deserialize(in, new org.apache.flink.util.Collector<>() {
+                    @Override
+                    public void collect(RelayRecord record) {
+                        read.add(record);
+                    }
+
+                    @Override
+                    public void close() {}
+                });
+        assertThat(read).containsExactly(original);
+
+        TopicRecordSerializer<RelayRecord> serializer =
+                new TopicRecordSerializer<>("out", new RelayedFields(), null, true);
+        ProducerRecord<byte[], byte[]> outgoing = serializer.serialize(read.get(0), context(8), 999L);
+        assertThat(outgoing.key()).isEqualTo(original.key);
+        assertThat(outgoing.value()).isEqualTo(original.value);
+        assertThat(outgoing.timestamp()).isEqualTo(original.timestamp);
+        assertThat(outgoing.partition()).isNull();
+        assertThat(outgoing.headers().toArray()).containsExactly(headers.toArray());
+    }
+
+    @Test
+    void samePartitionMapsIToIAndFailsClearlyWhenTheOutputIsTooSmall() {
+        SamePartitionPartitioner partitioner = new SamePartitionPartitioner();
+        RelayRecord fromTwo = new RelayRecord(null, new byte[0], 0, 2);
+        assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3})).isEqualTo(2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1}))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("input partition 2")
+                .hasMessageContaining("'out' has only 2 partitions")
+                .hasMessageContaining("relay.same-partition=false");
+    }
+
+    static KafkaRecordSerializationSchema.KafkaSinkContext context(int partitions) {
+        int[] ids = new int[partitions];
+        for (int i = 0; i < partitions; i++) {
+            ids[i] = i;
+        }
+        return new KafkaRecordSerializationSchema.KafkaSinkContext() {
+            @Override
+            public int getParallelInstanceId() {
+                return 0;
+            }
+
+            @Override
+            public int getNumberOfParallelInstances() {
+                return 1;
+            }
+
+            @Override
+            public int[] getPartitionsForTopic(String topic) {
+                return ids;
+            }
+        };
+    }
+}
