@@ -95,7 +95,7 @@ public final class RelayJob {
     public void defineWorkflow(StreamExecutionEnvironment env) {
         boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
         DataStream<RelayRecord> records =
-                env.fromSource(source, watermarks(config, windowCount), "Kafka source " + inputDescription())
+                env.fromSource(source, watermarks(config, windowCount), "Kafka source " + SourceOptions.describeInput(config))
                         .uid(SOURCE_UID);
         DataStream<RelayRecord> out = records;
         if (windowCount) {
@@ -146,12 +146,6 @@ public final class RelayJob {
         return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
                 .withTimestampAssigner((record, previous) -> record.timestamp)
                 .withIdleness(idle);
-    }
-
-    private String inputDescription() {
-        return config.getOptional(SourceOptions.TOPICS)
-                .filter(t -> !t.isBlank())
-                .orElseGet(() -> "/" + config.getOptional(SourceOptions.TOPIC_PATTERN).orElse("") + "/");
     }
 
     private static org.apache.flink.connector.kafka.sink.KafkaPartitioner<RelayRecord> partitioner(

@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.ConfigValidator;
-import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -165,26 +163,16 @@ class RelayJobTest {
 
     @Test
     void mainAnswersHelpAndRejectsBadOptionsWithExitTwo() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        JobEntryPoint entry =
-                new JobEntryPoint(
-                        Map.of(),
-                        new PrintStream(out, true, StandardCharsets.UTF_8),
-                        new PrintStream(err, true, StandardCharsets.UTF_8),
-                        (props, timeout) -> {
-                            throw new AssertionError("no broker contact for --help or bad options");
-                        });
-
-        assertThat(entry.run(RelayJob.SPEC, new String[] {"--help"})).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8))
+        CapturedRun help = CapturedRun.of(RelayJob.SPEC, "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out())
                 .startsWith("relay-job: ")
                 .contains("--relay.transform  (default: none)", "--relay.same-partition  (default: false)",
                         "--source.offset-reset  (default: earliest)", "--sink.delivery-guarantee  (default: exactly-once)");
 
-        assertThat(entry.run(RelayJob.SPEC, new String[] {"--relay.transform", "window-sum", "--relay.late-topic", "late"}))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        CapturedRun bad = CapturedRun.of(RelayJob.SPEC, "--relay.transform", "window-sum", "--relay.late-topic", "late");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err())
                 .contains("relay.transform = \"window-sum\"", "one of none, window-count")
                 .contains("no input topic set", "no output topic set");
     }

@@ -238,6 +238,14 @@ public final class SourceOptions implements OptionGroup {
                 .orElse(List.of());
     }
 
+    /** The input as people write it in operator names: the topic list, or /pattern/. */
+    public static String describeInput(ReadableConfig config) {
+        List<String> topics = topics(config);
+        return topics.isEmpty()
+                ? "/" + config.getOptional(TOPIC_PATTERN).orElse("") + "/"
+                : String.join(",", topics);
+    }
+
     /** The group id: as configured, or derived from the job's name and instance id. */
     public static String groupId(ReadableConfig config) {
         return config.getOptional(GROUP_ID).orElseGet(() -> JobOptions.qualifiedName(config));

@@ -1,0 +1,127 @@
+package io.kfp.sink;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
+
+/**
+ * Prints each element as one line on the standard output of the process running the task (a
+ * TaskManager on a cluster). Lines are buffered and written in whole-line chunks under one
+ * JVM-wide lock, so output of parallel subtasks never interleaves mid-line; the buffer is flushed
+ * every {@code flushInterval}, at every checkpoint, at 64 KiB and at the end.
+ */
+public final class ConsoleSink implements Sink<String> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String LINES_METRIC = "linesPrinted";
+
+    /** Where the lines go; opened once per writer, on the TaskManager. */
+    @FunctionalInterface
+    public interface Target extends Serializable {
+        OutputStream open() throws IOException;
+    }
+
+    private final Target target;
+    private final long flushIntervalMs;
+
+    public ConsoleSink(Target target, Duration flushInterval) {
+        this.target = target;
+        this.flushIntervalMs = flushInterval.toMillis();
+    }
+
+    /** Prints to the process's standard output. */
+    public static ConsoleSink toStdout(Duration flushInterval) {
+        return new ConsoleSink(() -> System.out, flushInterval);
+    }
+
+    @Override
+    public SinkWriter<String> createWriter(WriterInitContext context) throws IOException {
+        return new Writer(
+                target.open(),
+                context.getProcessingTimeService(),
+                flushIntervalMs,
+                context.metricGroup().counter(LINES_METRIC));
+    }
+
+    /** One per subtask; every method runs on the task's mailbox thread, timers included. */
+    static final class Writer implements SinkWriter<String> {
+
+        /** Whole chunks of lines, one writer at a time, whatever stream each writer holds. */
+        private static final Object PRINT_LOCK = new Object();
+
+        static final int MAX_BUFFERED_CHARS = 64 * 1024;
+
+        private final OutputStream out;
+        private final ProcessingTimeService time;
+        private final long flushIntervalMs;
+        private final Counter lines;
+        private final StringBuilder buffer = new StringBuilder(MAX_BUFFERED_CHARS + 1024);
+        private ScheduledFuture<?> nextFlush;
+        private boolean closed;
+
+        Writer(OutputStream out, ProcessingTimeService time, long flushIntervalMs, Counter lines) {
+            this.out = out;
+            this.time = time;
+            this.flushIntervalMs = flushIntervalMs;
+            this.lines = lines;
+            scheduleFlush();
+        }
+
+        @Override
+        public void write(String line, Context context) throws IOException {
+            buffer.append(line).append('\n');
+            lines.inc();
+            if (buffer.length() >= MAX_BUFFERED_CHARS) {
+                print();
+            }
+        }
+
+        /** Called before every checkpoint barrier and at the end of input. */
+        @Override
+        public void flush(boolean endOfInput) throws IOException {
+            print();
+        }
+
+        private void scheduleFlush() {
+            nextFlush =
+                    time.registerTimer(
+                            time.getCurrentProcessingTime() + flushIntervalMs,
+                            timestamp -> {
+                                print();
+                                if (!closed) {
+                                    scheduleFlush();
+                                }
+                            });
+        }
+
+        private void print() throws IOException {
+            if (buffer.length() == 0) {
+                return;
+            }
+            byte[] chunk = buffer.toString().getBytes(StandardCharsets.UTF_8);
+            buffer.setLength(0);
+            synchronized (PRINT_LOCK) {
+                out.write(chunk);
+                out.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            closed = true;
+            if (nextFlush != null) {
+                nextFlush.cancel(false);
+            }
+            print();
+        }
+    }
+}

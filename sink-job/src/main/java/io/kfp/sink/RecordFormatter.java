@@ -1,0 +1,95 @@
+package io.kfp.sink;
+
+import java.io.Serializable;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
+
+/**
+ * One Kafka record as one line, in the console consumer's order: timestamp, partition, offset,
+ * headers, key, value, each only if asked for (the value always).
+ */
+public final class RecordFormatter implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final boolean timestamp;
+    private final boolean partition;
+    private final boolean offset;
+    private final boolean headers;
+    private final boolean key;
+    private final String separator;
+    private final String nullLiteral;
+
+    RecordFormatter(
+            boolean timestamp,
+            boolean partition,
+            boolean offset,
+            boolean headers,
+            boolean key,
+            String separator,
+            String nullLiteral) {
+        this.timestamp = timestamp;
+        this.partition = partition;
+        this.offset = offset;
+        this.headers = headers;
+        this.key = key;
+        this.separator = separator;
+        this.nullLiteral = nullLiteral;
+    }
+
+    public static RecordFormatter fromConfig(ReadableConfig config) {
+        return new RecordFormatter(
+                config.get(ConsoleOptions.PRINT_TIMESTAMP),
+                config.get(ConsoleOptions.PRINT_PARTITION),
+                config.get(ConsoleOptions.PRINT_OFFSET),
+                config.get(ConsoleOptions.PRINT_HEADERS),
+                config.get(ConsoleOptions.PRINT_KEY),
+                ConsoleOptions.unescape(config.get(ConsoleOptions.SEPARATOR)),
+                config.get(ConsoleOptions.NULL_LITERAL));
+    }
+
+    /** The line for {@code record}, without the line break. */
+    public String format(ConsumerRecord<byte[], byte[]> record) {
+        StringBuilder line = new StringBuilder(64 + (record.value() == null ? 0 : record.value().length));
+        if (timestamp) {
+            String type = record.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:";
+            line.append(type).append(record.timestamp()).append(separator);
+        }
+        if (partition) {
+            line.append("Partition:").append(record.partition()).append(separator);
+        }
+        if (offset) {
+            line.append("Offset:").append(record.offset()).append(separator);
+        }
+        if (headers) {
+            Header[] all = record.headers().toArray();
+            if (all.length == 0) {
+                line.append("NO_HEADERS");
+            }
+            for (int i = 0; i < all.length; i++) {
+                if (i > 0) {
+                    line.append(',');
+                }
+                line.append(all[i].key()).append(':');
+                appendBytes(all[i].value(), line);
+            }
+            line.append(separator);
+        }
+        if (key) {
+            appendBytes(record.key(), line);
+            line.append(separator);
+        }
+        appendBytes(record.value(), line);
+        return line.toString();
+    }
+
+    private void appendBytes(byte[] bytes, StringBuilder line) {
+        if (bytes == null) {
+            line.append(nullLiteral);
+        } else {
+            EscapedText.append(bytes, line);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.kfp.sink;
+
+import io.kfp.common.config.JobOptions;
+import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.kafka.KafkaSourceFactory;
+import io.kfp.common.kafka.SourceOptions;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Kafka -> console. Reads only committed records ({@code read_committed}) and prints one line
+ * per record on the standard output of the TaskManager running it.
+ *
+ * <p>Printing cannot be rolled back: after a failure the job resumes from its last checkpoint and
+ * lines printed since that checkpoint are printed again. Exactly-once ends at the Kafka topic.
+ */
+public final class SinkJob {
+
+    /** Operator uids: part of the savepoint format. Never change them. */
+    static final String SOURCE_UID = "sink-kafka-source";
+    static final String CONSOLE_UID = "sink-console";
+
+    public static final JobSpec SPEC =
+            JobSpec.builder(
+                            "sink-job",
+                            "prints the committed records of Kafka topic(s) on the TaskManager's"
+                                    + " standard output, one line per record.")
+                    .group(SourceOptions.GROUP)
+                    .group(ConsoleOptions.GROUP)
+                    .defaultValue(SourceOptions.OFFSET_RESET, "latest")
+                    .runner(config -> fromConfig(config).execute());
+
+    private final ReadableConfig config;
+    private final Source<String, ?, ?> source;
+    private final Sink<String> sink;
+
+    public SinkJob(ReadableConfig config, Source<String, ?, ?> source, Sink<String> sink) {
+        this.config = config;
+        this.source = source;
+        this.sink = sink;
+    }
+
+    /** The job reading Kafka as {@code config} says and printing to standard output. */
+    public static SinkJob fromConfig(ReadableConfig config) {
+        return new SinkJob(
+                config,
+                KafkaSourceFactory.create(config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
+                ConsoleSink.toStdout(config.get(ConsoleOptions.FLUSH_INTERVAL)));
+    }
+
+    /** Like {@link #fromConfig} but printing to {@code sink} (tests, the embedded pipeline). */
+    public static SinkJob fromConfig(ReadableConfig config, Sink<String> sink) {
+        return new SinkJob(
+                config,
+                KafkaSourceFactory.create(config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
+                sink);
+    }
+
+    public static void main(String[] args) {
+        JobEntryPoint.main(SPEC, args);
+    }
+
+    public void defineWorkflow(StreamExecutionEnvironment env) {
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka source " + SourceOptions.describeInput(config))
+                .uid(SOURCE_UID)
+                .sinkTo(sink)
+                .uid(CONSOLE_UID)
+                .name("console");
+    }
+
+    public JobExecutionResult execute() throws Exception {
+        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
+        defineWorkflow(env);
+        return env.execute(config.get(JobOptions.NAME));
+    }
+
+    public JobClient executeAsync() throws Exception {
+        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
+        defineWorkflow(env);
+        return env.executeAsync(config.get(JobOptions.NAME));
+    }
+
+}

@@ -1,0 +1,68 @@
+package io.kfp.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class EscapedTextTest {
+
+    private static String escape(byte... bytes) {
+        StringBuilder out = new StringBuilder();
+        EscapedText.append(bytes, out);
+        return out.toString();
+    }
+
+    private static byte[] bytes(int... values) {
+        byte[] b = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            b[i] = (byte) values[i];
+        }
+        return b;
+    }
+
+    @Test
+    void validUtf8IsPrintedAsText() {
+        String text = "héllo wörld – 日本語 🎉";
+        assertThat(escape(text.getBytes(StandardCharsets.UTF_8))).isEqualTo(text);
+    }
+
+    @Test
+    void controlCharactersAndBackslashAreEscapedSoARecordStaysOnOneLine() {
+        assertThat(escape("a\nb\r\tc\\d".getBytes(StandardCharsets.UTF_8))).isEqualTo("a\\nb\\r\\tc\\\\d");
+        assertThat(escape(bytes(0, 0x1b, 0x7f))).isEqualTo("\\x00\\x1b\\x7f");
+        assertThat(escape(bytes(0xc2, 0x85))).as("C1 control NEL").isEqualTo("\\xc2\\x85");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "lone continuation byte|80|\\x80",
+                "invalid lead byte|ff|\\xff",
+                "overlong two-byte NUL|c0 80|\\xc0\\x80",
+                "overlong three-byte|e0 80 af|\\xe0\\x80\\xaf",
+                "truncated at the end|e6 97|\\xe6\\x97",
+                "bad continuation keeps the next byte|c3 28|\\xc3(",
+                "UTF-16 surrogate|ed a0 80|\\xed\\xa0\\x80",
+                "above U+10FFFF|f4 90 80 80|\\xf4\\x90\\x80\\x80",
+                "valid around invalid|41 ff 42 c3 a9|A\\xffBé"
+            })
+    void invalidBytesArePrintedAsHexAndTheRestSurvives(String name, String hex, String expected) {
+        String[] parts = hex.split(" ");
+        byte[] b = new byte[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            b[i] = (byte) Integer.parseInt(parts[i], 16);
+        }
+        assertThat(escape(b)).isEqualTo(expected);
+    }
+
+    @Test
+    void everySingleByteValueProducesOneLineWithoutThrowing() {
+        for (int i = 0; i < 256; i++) {
+            assertThat(escape(bytes(i, 0xe2, i, 0x82))).doesNotContain("\n", "\r");
+        }
+    }
+}

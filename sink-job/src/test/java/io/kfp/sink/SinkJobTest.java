@@ -1,0 +1,90 @@
+package io.kfp.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.ListSource;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class SinkJobTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    /** What the job printed, shared with the TaskManager threads of the MiniCluster. */
+    static final ByteArrayOutputStream PRINTED = new ByteArrayOutputStream();
+
+    static OutputStream printed() {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                PRINTED.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                PRINTED.write(b, off, len);
+            }
+        };
+    }
+
+    static Configuration config(String... args) {
+        List<String> all = new ArrayList<>(List.of("--source.topics", "in", "--job.parallelism", "2",
+                "--checkpoint.dir", "target/checkpoints"));
+        all.addAll(List.of(args));
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(all.toArray(String[]::new), Map.of(), SinkJob.SPEC.defaults(), SinkJob.SPEC.groups());
+        return ConfigValidator.validate(loaded.raw(), SinkJob.SPEC.groups(), loaded.syntaxProblems());
+    }
+
+    @Test
+    void printsEveryLineOnceAndWhole() throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            lines.add("line " + i + " " + "z".repeat(i % 300));
+        }
+        PRINTED.reset();
+        ConsoleSink sink = new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200));
+
+        new SinkJob(config(), ListSource.of(lines, Types.STRING), sink).execute();
+
+        String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
+        assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
+    }
+
+    @Test
+    void mainAnswersHelpAndRejectsBadOptionsWithExitTwo() {
+        CapturedRun help = CapturedRun.of(SinkJob.SPEC, "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out())
+                .startsWith("sink-job: ")
+                .contains("--console.print-key  (default: false)", "--console.flush-interval  (default: 200 ms)",
+                        "--source.offset-reset  (default: latest)")
+                .doesNotContain("--sink.topic");
+
+        CapturedRun bad = CapturedRun.of(SinkJob.SPEC, "--source.topics", "in", "--console.print-keys", "--console.separator", "\\n");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err())
+                .contains("console.print-keys", "did you mean 'console.print-key'?")
+                .contains("console.separator", "line break");
+    }
+}
