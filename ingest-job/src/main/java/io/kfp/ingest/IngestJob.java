@@ -1,0 +1,83 @@
+package io.kfp.ingest;
+
+import io.kfp.common.config.JobOptions;
+import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.kafka.KafkaSinkFactory;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.ingest.socket.SocketLineSource;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Socket text lines -> Kafka topic. At-least-once by default: a socket cannot replay, so lines
+ * received after the last completed checkpoint are lost on a failure whatever the sink does;
+ * exactly-once would additionally hide every line until its checkpoint commits.
+ */
+public final class IngestJob {
+
+    /** Operator uids: part of the savepoint format. Never change them. */
+    static final String SOURCE_UID = "ingest-socket-source";
+    static final String SINK_UID = "ingest-kafka-sink";
+
+    public static final JobSpec SPEC =
+            JobSpec.builder(
+                            "ingest-job",
+                            "reads text lines from TCP endpoint(s) and writes each line as a record"
+                                    + " to a Kafka topic.")
+                    .group(SinkOptions.GROUP)
+                    .group(IngestOptions.GROUP)
+                    .defaultValue(SinkOptions.DELIVERY_GUARANTEE, "at-least-once")
+                    .runner(config -> fromConfig(config).execute());
+
+    private final ReadableConfig config;
+    private final Source<String, ?, ?> source;
+    private final Sink<String> sink;
+
+    public IngestJob(ReadableConfig config, Source<String, ?, ?> source, Sink<String> sink) {
+        this.config = config;
+        this.source = source;
+        this.sink = sink;
+    }
+
+    /** The job reading the configured endpoints into the configured topic. */
+    public static IngestJob fromConfig(ReadableConfig config) {
+        return new IngestJob(
+                config,
+                new SocketLineSource(IngestOptions.settings(config)),
+                KafkaSinkFactory.create(config, new LineRecord(config.getOptional(IngestOptions.KEY_DELIMITER).orElse(null))));
+    }
+
+    public static void main(String[] args) {
+        JobEntryPoint.main(SPEC, args);
+    }
+
+    public void defineWorkflow(StreamExecutionEnvironment env) {
+        int endpoints = IngestOptions.settings(config).endpoints().size();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket " + config.get(IngestOptions.ENDPOINTS))
+                .uid(SOURCE_UID)
+                // One reader per endpoint; more would have nothing to read.
+                .setParallelism(endpoints)
+                .sinkTo(sink)
+                .uid(SINK_UID)
+                .name("Kafka sink " + config.getOptional(SinkOptions.TOPIC).orElse(""));
+    }
+
+    public JobExecutionResult execute() throws Exception {
+        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
+        defineWorkflow(env);
+        return env.execute(config.get(JobOptions.NAME));
+    }
+
+    public JobClient executeAsync() throws Exception {
+        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
+        defineWorkflow(env);
+        return env.executeAsync(config.get(JobOptions.NAME));
+    }
+}

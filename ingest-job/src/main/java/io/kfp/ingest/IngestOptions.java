@@ -1,0 +1,260 @@
+package io.kfp.ingest;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.OptionGroup;
+import io.kfp.ingest.socket.Endpoint;
+import io.kfp.ingest.socket.SocketSourceSettings;
+import java.nio.charset.Charset;
+import java.nio.charset.IllegalCharsetNameException;
+import java.nio.charset.UnsupportedCharsetException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+/** Where the ingest job reads lines from and how it cuts and decodes them. */
+public final class IngestOptions implements OptionGroup {
+
+    public static final IngestOptions GROUP = new IngestOptions();
+
+    /** Whether empty lines become (empty) Kafka records. */
+    public enum EmptyLines {
+        KEEP("keep"),
+        DROP("drop");
+
+        private final String text;
+
+        EmptyLines(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<String> ENDPOINTS =
+            key("ingest.endpoints")
+                    .stringType()
+                    .defaultValue("localhost:9999")
+                    .withDescription(
+                            "Comma-separated host:port list to connect to (the job is the client,"
+                                    + " like socketTextStream). Each endpoint is read by its own"
+                                    + " reader, in parallel.");
+
+    public static final ConfigOption<String> DELIMITER =
+            key("ingest.delimiter")
+                    .stringType()
+                    .defaultValue("\\n")
+                    .withDescription(
+                            "What ends a line; escapes \\n, \\r, \\t, \\\\ are understood. With \\n a"
+                                    + " trailing \\r is stripped, so CRLF input works.");
+
+    public static final ConfigOption<String> CHARSET =
+            key("ingest.charset").stringType().defaultValue("UTF-8").withDescription("Charset of the incoming bytes.");
+
+    public static final ConfigOption<SocketSourceSettings.MalformedPolicy> MALFORMED =
+            key("ingest.malformed")
+                    .enumType(SocketSourceSettings.MalformedPolicy.class)
+                    .defaultValue(SocketSourceSettings.MalformedPolicy.REPLACE)
+                    .withDescription(
+                            "Bytes not valid in the charset: replace them with U+FFFD and keep the"
+                                    + " line, or reject (drop) the line. Either way counted in"
+                                    + " malformedLines and logged.");
+
+    public static final ConfigOption<MemorySize> MAX_LINE_LENGTH =
+            key("ingest.max-line-length")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("1 mb"))
+                    .withDescription(
+                            "Longest line accepted. Memory per endpoint stays bounded by it whatever"
+                                    + " the peer sends (a peer that never sends a delimiter cannot"
+                                    + " exhaust the TaskManager).");
+
+    public static final ConfigOption<SocketSourceSettings.OversizedPolicy> OVERSIZED_LINES =
+            key("ingest.oversized-lines")
+                    .enumType(SocketSourceSettings.OversizedPolicy.class)
+                    .defaultValue(SocketSourceSettings.OversizedPolicy.SKIP)
+                    .withDescription(
+                            "skip: drop a longer line up to its delimiter without buffering it"
+                                    + " (counted in oversizedLinesSkipped, logged with endpoint and"
+                                    + " size); fail: fail the job.");
+
+    public static final ConfigOption<EmptyLines> EMPTY_LINES =
+            key("ingest.empty-lines")
+                    .enumType(EmptyLines.class)
+                    .defaultValue(EmptyLines.KEEP)
+                    .withDescription(
+                            "keep: an empty line becomes a record with an empty value, so lines in"
+                                    + " = records out; drop: skip it (counted in"
+                                    + " emptyLinesDropped).");
+
+    public static final ConfigOption<String> KEY_DELIMITER =
+            key("ingest.key-delimiter")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Unset: records have no key. Set (e.g. ':'): the text before its first"
+                                    + " occurrence is the key and the rest the value; lines without"
+                                    + " it get no key.");
+
+    public static final ConfigOption<Duration> CONNECT_TIMEOUT =
+            key("ingest.connect-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription("How long one connection attempt may take.");
+
+    public static final ConfigOption<Integer> MAX_RETRIES =
+            key("ingest.max-retries")
+                    .intType()
+                    .defaultValue(10)
+                    .withDescription(
+                            "Reconnect attempts after a failed or lost connection before the job"
+                                    + " fails naming host:port and the last error: 0 gives up at"
+                                    + " once, -1 retries forever (socketTextStream's maxRetry). The"
+                                    + " count restarts after each successful connection.");
+
+    public static final ConfigOption<Duration> RETRY_BACKOFF =
+            key("ingest.retry-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(500))
+                    .withDescription("Wait before the first retry; doubles with each failed attempt.");
+
+    public static final ConfigOption<Duration> RETRY_MAX_BACKOFF =
+            key("ingest.retry-max-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription("Longest wait between attempts.");
+
+    public static final ConfigOption<Boolean> BOUNDED =
+            key("ingest.bounded")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "End an endpoint when its peer closes the connection (and the job when"
+                                    + " all have), for one-shot loads. Off: reconnect.");
+
+    private IngestOptions() {}
+
+    @Override
+    public String title() {
+        return "Socket input";
+    }
+
+    @Override
+    public List<ConfigOption<?>> options() {
+        return List.of(
+                ENDPOINTS,
+                DELIMITER,
+                CHARSET,
+                MALFORMED,
+                MAX_LINE_LENGTH,
+                OVERSIZED_LINES,
+                EMPTY_LINES,
+                KEY_DELIMITER,
+                CONNECT_TIMEOUT,
+                MAX_RETRIES,
+                RETRY_BACKOFF,
+                RETRY_MAX_BACKOFF,
+                BOUNDED);
+    }
+
+    @Override
+    public void validate(ReadableConfig config, ConfigProblems problems) {
+        List<String> seen = new ArrayList<>();
+        for (String text : config.get(ENDPOINTS).split(",")) {
+            try {
+                Endpoint endpoint = Endpoint.parse(text);
+                if (seen.contains(endpoint.toString())) {
+                    problems.add(ENDPOINTS.key(), endpoint + " is listed twice.", "list each endpoint once.");
+                }
+                seen.add(endpoint.toString());
+            } catch (IllegalArgumentException e) {
+                problems.add(ENDPOINTS.key(), e.getMessage() + ".", "write host:port[,host:port...], e.g. localhost:9999.");
+            }
+        }
+        Charset charset = null;
+        try {
+            charset = Charset.forName(config.get(CHARSET));
+        } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
+            problems.add(CHARSET.key(), "not a charset this JVM knows.", "use e.g. UTF-8, ISO-8859-1, windows-1252.");
+        }
+        String delimiter = unescape(config.get(DELIMITER));
+        if (delimiter.isEmpty()) {
+            problems.add(DELIMITER.key(), "must not be empty.", "use e.g. \\n.");
+        } else if (charset != null && !charset.newEncoder().canEncode(delimiter)) {
+            problems.add(DELIMITER.key(), "cannot be written in " + charset + ".", "use a delimiter the charset can express.");
+        }
+        long max = config.get(MAX_LINE_LENGTH).getBytes();
+        if (max < 1 || max > 64L * 1024 * 1024) {
+            problems.add(MAX_LINE_LENGTH.key(), "must be between 1 byte and 64 mb.", "use e.g. 1 mb.");
+        }
+        config.getOptional(KEY_DELIMITER)
+                .filter(String::isEmpty)
+                .ifPresent(k -> problems.add(KEY_DELIMITER.key(), "must not be empty.", "use e.g. ':' or remove it."));
+        if (config.get(MAX_RETRIES) < -1) {
+            problems.add(MAX_RETRIES.key(), "must be -1 (forever), 0 or more.", "use e.g. 10.");
+        }
+        if (config.get(CONNECT_TIMEOUT).compareTo(Duration.ofMillis(1)) < 0) {
+            problems.add(CONNECT_TIMEOUT.key(), "must be positive.", "use e.g. 5 s.");
+        }
+        if (config.get(RETRY_BACKOFF).compareTo(Duration.ofMillis(1)) < 0) {
+            problems.add(RETRY_BACKOFF.key(), "must be positive.", "use e.g. 500 ms.");
+        }
+        if (config.get(RETRY_MAX_BACKOFF).compareTo(config.get(RETRY_BACKOFF)) < 0) {
+            problems.add(RETRY_MAX_BACKOFF.key(), "is shorter than ingest.retry-backoff.", "make it at least ingest.retry-backoff.");
+        }
+    }
+
+    /** The socket source's settings from a validated configuration. */
+    public static SocketSourceSettings settings(ReadableConfig config) {
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (String text : config.get(ENDPOINTS).split(",")) {
+            endpoints.add(Endpoint.parse(text));
+        }
+        Charset charset = Charset.forName(config.get(CHARSET));
+        return new SocketSourceSettings(
+                endpoints,
+                unescape(config.get(DELIMITER)).getBytes(charset),
+                charset.name(),
+                config.get(MALFORMED),
+                (int) config.get(MAX_LINE_LENGTH).getBytes(),
+                config.get(OVERSIZED_LINES),
+                config.get(EMPTY_LINES) == EmptyLines.DROP,
+                config.get(CONNECT_TIMEOUT),
+                config.get(MAX_RETRIES),
+                config.get(RETRY_BACKOFF),
+                config.get(RETRY_MAX_BACKOFF),
+                config.get(BOUNDED));
+    }
+
+    /** {@code \n}, {@code \r}, {@code \t} and {@code \\} as typed become the characters. */
+    static String unescape(String typed) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < typed.length(); i++) {
+            char c = typed.charAt(i);
+            if (c == '\\' && i + 1 < typed.length()) {
+                char next = typed.charAt(i + 1);
+                char replacement = switch (next) {
+                    case 'n' -> '\n';
+                    case 'r' -> '\r';
+                    case 't' -> '\t';
+                    case '\\' -> '\\';
+                    default -> 0;
+                };
+                if (replacement != 0) {
+                    out.append(replacement);
+                    i++;
+                    continue;
+                }
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+}

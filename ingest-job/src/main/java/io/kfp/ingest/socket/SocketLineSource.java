@@ -1,0 +1,77 @@
+package io.kfp.ingest.socket;
+
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.Comparator;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * Text lines from one or more TCP endpoints (this source connects as a client, like {@code
+ * socketTextStream}), built on the FLIP-27 source API: one split per endpoint, read in parallel
+ * by up to one reader per endpoint, bounded memory whatever the peer sends, reconnects with
+ * backoff, and the endpoint (not a position: a socket cannot replay) as checkpointed state.
+ */
+public final class SocketLineSource
+        implements Source<String, SocketSplit, Set<SocketSplit>>, ResultTypeQueryable<String> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final SocketSourceSettings settings;
+
+    public SocketLineSource(SocketSourceSettings settings) {
+        this.settings = settings;
+    }
+
+    public SocketSourceSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return settings.bounded() ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+    }
+
+    @Override
+    public SplitEnumerator<SocketSplit, Set<SocketSplit>> createEnumerator(SplitEnumeratorContext<SocketSplit> context) {
+        Set<SocketSplit> all = new TreeSet<>(Comparator.comparingInt(SocketSplit::index));
+        for (int i = 0; i < settings.endpoints().size(); i++) {
+            all.add(new SocketSplit(i, settings.endpoints().get(i)));
+        }
+        return new SocketEnumerator(context, all, settings.bounded());
+    }
+
+    @Override
+    public SplitEnumerator<SocketSplit, Set<SocketSplit>> restoreEnumerator(
+            SplitEnumeratorContext<SocketSplit> context, Set<SocketSplit> unassigned) {
+        return new SocketEnumerator(context, unassigned, settings.bounded());
+    }
+
+    @Override
+    public SourceReader<String, SocketSplit> createReader(SourceReaderContext context) {
+        return new SocketSourceReader(settings, context);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<SocketSplit> getSplitSerializer() {
+        return SocketSplit.Serializer.INSTANCE;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<Set<SocketSplit>> getEnumeratorCheckpointSerializer() {
+        return SocketEnumerator.StateSerializer.INSTANCE;
+    }
+
+    @Override
+    public TypeInformation<String> getProducedType() {
+        return Types.STRING;
+    }
+}

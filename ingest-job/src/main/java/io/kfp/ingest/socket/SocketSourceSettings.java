@@ -1,0 +1,76 @@
+package io.kfp.ingest.socket;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything the socket source needs, resolved and validated (see {@code IngestOptions}).
+ *
+ * @param delimiter bytes that end a line, in the source's charset
+ * @param maxRetries reconnect attempts after a failed or lost connection: 0 none, -1 forever
+ * @param bounded end each endpoint's split when the peer closes the connection
+ */
+public record SocketSourceSettings(
+        List<Endpoint> endpoints,
+        byte[] delimiter,
+        String charset,
+        MalformedPolicy malformed,
+        int maxLineLength,
+        OversizedPolicy oversized,
+        boolean dropEmptyLines,
+        Duration connectTimeout,
+        int maxRetries,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        boolean bounded)
+        implements Serializable {
+
+    /** What to do with bytes that are not valid in the charset. */
+    public enum MalformedPolicy {
+        /** Replace them with U+FFFD and keep the line (counted). */
+        REPLACE("replace"),
+        /** Drop the whole line (counted, logged). */
+        REJECT("reject");
+
+        private final String text;
+
+        MalformedPolicy(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** What to do with a line longer than the maximum. */
+    public enum OversizedPolicy {
+        /** Skip it up to its delimiter without buffering it (counted, logged). */
+        SKIP("skip"),
+        /** Fail the job, naming the endpoint and the size. */
+        FAIL("fail");
+
+        private final String text;
+
+        OversizedPolicy(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public SocketSourceSettings {
+        endpoints = List.copyOf(endpoints);
+        delimiter = delimiter.clone();
+    }
+
+    /** A trailing {@code \r} is stripped when lines end with a plain {@code \n}. */
+    boolean stripCarriageReturn() {
+        return delimiter.length == 1 && delimiter[0] == '\n';
+    }
+}

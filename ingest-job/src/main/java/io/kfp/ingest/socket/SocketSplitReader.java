@@ -1,0 +1,303 @@
+package io.kfp.ingest.socket;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one endpoint on its own fetcher thread: connects (with timeout, retries and exponential
+ * backoff), reads up to 64 KiB at a time and cuts it into lines.
+ *
+ * <p>Backpressure: the fetcher thread hands each batch to a small bounded queue and blocks when
+ * it is full, so it stops reading; the kernel's socket buffer fills and TCP flow control stops
+ * the sender. Memory per endpoint is bounded by the read buffer, the queue and one line.
+ */
+final class SocketSplitReader implements SplitReader<String, SocketSplit> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketSplitReader.class);
+
+    /** Reads block at most this long, so the fetcher can react to wake-ups and shutdown. */
+    static final int READ_POLL_MS = 200;
+    private static final int READ_BUFFER = 64 * 1024;
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final SocketSourceSettings settings;
+    private final Function<Endpoint, EndpointMetrics> metricsFactory;
+    private final byte[] buffer = new byte[READ_BUFFER];
+    private final Object wakeLock = new Object();
+    private final LineDecoder decoder;
+
+    private SocketSplit split;
+    private EndpointMetrics metrics;
+    private LineSplitter splitter;
+    private Socket socket;
+    private InputStream in;
+    private boolean everConnected;
+    private int failedAttempts;
+    private long nextAttemptNanos;
+    private boolean wokenUp;
+    private volatile boolean closed;
+    private final RateLimitedWarning oversizedWarning = new RateLimitedWarning();
+    private final RateLimitedWarning malformedWarning = new RateLimitedWarning();
+    private final RateLimitedWarning connectWarning = new RateLimitedWarning();
+
+    SocketSplitReader(SocketSourceSettings settings, Function<Endpoint, EndpointMetrics> metricsFactory) {
+        this.settings = settings;
+        this.metricsFactory = metricsFactory;
+        this.decoder = new LineDecoder(Charset.forName(settings.charset()), settings.malformed());
+    }
+
+    @Override
+    public RecordsWithSplitIds<String> fetch() throws IOException {
+        RecordsBySplits.Builder<String> batch = new RecordsBySplits.Builder<>();
+        if (split == null || closed) {
+            return batch.build();
+        }
+        if (socket == null && !connect()) {
+            return batch.build();
+        }
+        List<String> lines = new ArrayList<>();
+        LineSplitter.Lines sink = new BatchLines(lines);
+        int n;
+        try {
+            n = in.read(buffer);
+        } catch (SocketTimeoutException nothingYet) {
+            return batch.build();
+        } catch (IOException e) {
+            if (closed) {
+                return batch.build();
+            }
+            LOG.warn("Lost the connection to {}: {}", split.endpoint(), e.toString());
+            n = -1;
+        }
+        if (n < 0) {
+            splitter.finish(sink);
+            closeSocket();
+            if (settings.bounded()) {
+                LOG.info("{} closed the connection; this bounded split is done.", split.endpoint());
+                batch.addAll(split, lines);
+                batch.addFinishedSplit(split.splitId());
+                split = null;
+                return batch.build();
+            }
+            LOG.warn("{} closed the connection; reconnecting.", split.endpoint());
+            nextAttemptNanos = System.nanoTime();
+        } else {
+            metrics.bytes.inc(n);
+            splitter.feed(buffer, 0, n, sink);
+        }
+        batch.addAll(split, lines);
+        return batch.build();
+    }
+
+    /** Connects if it is time to; false while waiting for the next attempt. */
+    private boolean connect() throws IOException {
+        long waitNanos = nextAttemptNanos - System.nanoTime();
+        if (waitNanos > 0) {
+            sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(waitNanos) + 1, READ_POLL_MS));
+            return false;
+        }
+        Endpoint endpoint = split.endpoint();
+        Socket candidate = new Socket();
+        try {
+            candidate.connect(
+                    new InetSocketAddress(endpoint.host(), endpoint.port()),
+                    (int) settings.connectTimeout().toMillis());
+            candidate.setSoTimeout(READ_POLL_MS);
+        } catch (IOException e) {
+            closeQuietly(candidate, e);
+            failedAttempts++;
+            int maxRetries = settings.maxRetries();
+            if (maxRetries >= 0 && failedAttempts > maxRetries) {
+                throw new IOException(
+                        "Could not connect to "
+                                + endpoint
+                                + ": "
+                                + failedAttempts
+                                + (failedAttempts == 1 ? " attempt" : " attempts")
+                                + " failed (ingest.max-retries="
+                                + maxRetries
+                                + "); last error: "
+                                + e
+                                + ". Check that a server listens on "
+                                + endpoint
+                                + " and can be reached from the TaskManager, or raise"
+                                + " ingest.max-retries (-1 retries forever).",
+                        e);
+            }
+            long delayMs = backoffMs(failedAttempts);
+            nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+            connectWarning.warn(
+                    "Cannot connect to {} (attempt {}): {}; retrying in {} ms.",
+                    endpoint, failedAttempts, e.toString(), delayMs);
+            return false;
+        }
+        socket = candidate;
+        in = candidate.getInputStream();
+        splitter = new LineSplitter(settings.delimiter(), settings.maxLineLength(), settings.stripCarriageReturn());
+        if (everConnected) {
+            metrics.reconnects.inc();
+        }
+        everConnected = true;
+        failedAttempts = 0;
+        LOG.info("Connected to {}.", endpoint);
+        return true;
+    }
+
+    /** initial * 2^(attempt-1), at most the maximum. */
+    long backoffMs(int attempt) {
+        long initial = settings.initialBackoff().toMillis();
+        long max = settings.maxBackoff().toMillis();
+        long delay = initial;
+        for (int i = 1; i < attempt && delay < max; i++) {
+            delay *= 2;
+        }
+        return Math.min(delay, max);
+    }
+
+    private void sleep(long millis) {
+        synchronized (wakeLock) {
+            if (!wokenUp) {
+                try {
+                    wakeLock.wait(Math.max(1, millis));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            wokenUp = false;
+        }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<SocketSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("socket splits are never removed: " + change);
+        }
+        for (SocketSplit added : change.splits()) {
+            if (split != null) {
+                throw new IllegalStateException("one socket split per fetcher, got " + added + " besides " + split);
+            }
+            split = added;
+            metrics = metricsFactory.apply(added.endpoint());
+            nextAttemptNanos = System.nanoTime();
+        }
+    }
+
+    @Override
+    public void wakeUp() {
+        synchronized (wakeLock) {
+            wokenUp = true;
+            wakeLock.notifyAll();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        wakeUp();
+        closeSocket();
+    }
+
+    private void closeSocket() throws IOException {
+        Socket current = socket;
+        socket = null;
+        in = null;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    private static void closeQuietly(Socket socket, IOException cause) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    /** Decodes, filters and counts complete lines into the current batch. */
+    private final class BatchLines implements LineSplitter.Lines {
+        private final List<String> lines;
+
+        BatchLines(List<String> lines) {
+            this.lines = lines;
+        }
+
+        @Override
+        public void line(byte[] bytes, int offset, int length) {
+            if (length == 0 && settings.dropEmptyLines()) {
+                metrics.emptyLinesDropped.inc();
+                return;
+            }
+            LineDecoder.Decoded decoded = decoder.decode(bytes, offset, length);
+            if (decoded.malformed()) {
+                metrics.malformedLines.inc();
+                malformedWarning.warn(
+                        "A line from {} is not valid {} ({} bytes); {}.",
+                        split.endpoint(), settings.charset(), length,
+                        decoded.text() == null ? "dropped it (ingest.malformed=reject)" : "replaced the bad bytes with U+FFFD");
+                if (decoded.text() == null) {
+                    return;
+                }
+            }
+            metrics.lines.inc();
+            lines.add(decoded.text());
+        }
+
+        @Override
+        public void oversized(long length) throws IOException {
+            metrics.oversizedLinesSkipped.inc();
+            if (settings.oversized() == SocketSourceSettings.OversizedPolicy.FAIL) {
+                throw new IOException(
+                        "A line of " + length + " bytes from " + split.endpoint()
+                                + " is longer than ingest.max-line-length (" + settings.maxLineLength()
+                                + " bytes). Raise ingest.max-line-length, or set ingest.oversized-lines=skip"
+                                + " to skip such lines.");
+            }
+            oversizedWarning.warn(
+                    "Skipped a line of {} bytes from {}: longer than ingest.max-line-length ({} bytes).",
+                    length, split.endpoint(), settings.maxLineLength());
+        }
+    }
+
+    /** At most one warning of a kind every 10 s, saying how many were suppressed. */
+    private static final class RateLimitedWarning {
+        private long lastNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+        private long suppressed;
+
+        void warn(String format, Object... args) {
+            long now = System.nanoTime();
+            if (now - lastNanos < WARN_INTERVAL_NANOS) {
+                suppressed++;
+                return;
+            }
+            lastNanos = now;
+            if (suppressed > 0) {
+                LOG.warn(format + " ({} more like this in the last 10 s.)", append(args, suppressed));
+            } else {
+                LOG.warn(format, args);
+            }
+            suppressed = 0;
+        }
+
+        private static Object[] append(Object[] args, Object extra) {
+            Object[] all = java.util.Arrays.copyOf(args, args.length + 1);
+            all[args.length] = extra;
+            return all;
+        }
+    }
+}

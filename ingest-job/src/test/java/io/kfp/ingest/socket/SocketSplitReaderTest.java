@@ -1,0 +1,175 @@
+package io.kfp.ingest.socket;
+
+import static io.kfp.ingest.socket.LineServer.send;
+import static io.kfp.ingest.socket.LineServer.sendBytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** One endpoint's reader against a real loopback server. */
+class SocketSplitReaderTest {
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private EndpointMetrics metrics;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    static SocketSourceSettings settings(String endpoint, int maxLineLength, boolean bounded, int maxRetries,
+            SocketSourceSettings.MalformedPolicy malformed, boolean dropEmpty) {
+        return new SocketSourceSettings(
+                List.of(Endpoint.parse(endpoint)),
+                new byte[] {'\n'},
+                "UTF-8",
+                malformed,
+                maxLineLength,
+                SocketSourceSettings.OversizedPolicy.SKIP,
+                dropEmpty,
+                Duration.ofSeconds(2),
+                maxRetries,
+                Duration.ofMillis(10),
+                Duration.ofMillis(40),
+                bounded);
+    }
+
+    private SocketSplitReader reader(SocketSourceSettings settings) {
+        SocketSplitReader reader =
+                new SocketSplitReader(settings, endpoint -> metrics = new EndpointMetrics(new UnregisteredMetricsGroup(), endpoint));
+        reader.handleSplitsChanges(new SplitsAddition<>(List.of(new SocketSplit(0, settings.endpoints().get(0)))));
+        toClose.add(reader);
+        return reader;
+    }
+
+    private LineServer server() throws IOException {
+        LineServer server = new LineServer();
+        toClose.add(server);
+        return server;
+    }
+
+    /** Fetches until {@code count} lines arrived or the split finished; fails after 20 s. */
+    private static List<String> read(SocketSplitReader reader, int count, boolean[] finished) throws IOException {
+        List<String> lines = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (lines.size() < count && System.nanoTime() < deadline) {
+            RecordsWithSplitIds<String> batch = reader.fetch();
+            for (String split = batch.nextSplit(); split != null; split = batch.nextSplit()) {
+                for (String line = batch.nextRecordFromSplit(); line != null; line = batch.nextRecordFromSplit()) {
+                    lines.add(line);
+                }
+            }
+            if (!batch.finishedSplits().isEmpty()) {
+                finished[0] = true;
+                break;
+            }
+        }
+        return lines;
+    }
+
+    @Test
+    void linesWrittenInPiecesArriveWholeAndTheLastLineWithoutDelimiterCounts() throws Exception {
+        LineServer server = server().then(out -> {
+            for (String piece : new String[] {"hel", "lo\r\nwor", "ld\n\n", "last"}) {
+                out.write(piece.getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                Thread.sleep(20);
+            }
+        });
+        boolean[] finished = {false};
+        List<String> lines = read(reader(settings(server.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false)), 10, finished);
+        assertThat(lines).containsExactly("hello", "world", "", "last");
+        assertThat(finished[0]).as("bounded split ends when the peer closes").isTrue();
+        assertThat(metrics.lines.getCount()).isEqualTo(4);
+        assertThat(metrics.bytes.getCount()).isEqualTo(18);
+    }
+
+    @Test
+    void emptyLinesCanBeDropped() throws Exception {
+        LineServer server = server().then(send("a\n\n\nb\n"));
+        boolean[] finished = {false};
+        List<String> lines = read(reader(settings(server.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.REPLACE, true)), 10, finished);
+        assertThat(lines).containsExactly("a", "b");
+        assertThat(metrics.emptyLinesDropped.getCount()).isEqualTo(2);
+    }
+
+    @Test
+    void invalidUtf8AndBinaryGarbageAreReplacedOrRejectedNeverFatal() throws Exception {
+        byte[] garbage = {'o', 'k', '\n', (byte) 0xff, (byte) 0xfe, 0, 1, '\n', 'c', (byte) 0xc3, (byte) 0xa9, '\n'};
+        LineServer replacing = server().then(sendBytes(garbage));
+        boolean[] finished = {false};
+        assertThat(read(reader(settings(replacing.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false)), 10, finished))
+                .containsExactly("ok", "\uFFFD\uFFFD\u0000\u0001", "cé");
+        assertThat(metrics.malformedLines.getCount()).isEqualTo(1);
+
+        LineServer rejecting = server().then(sendBytes(garbage));
+        assertThat(read(reader(settings(rejecting.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.REJECT, false)), 10, finished))
+                .containsExactly("ok", "cé");
+        assertThat(metrics.malformedLines.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anEndlessLineIsSkippedAndTheGoodLinesAfterItArrive() throws Exception {
+        int max = 1024;
+        LineServer server = server().then(out -> {
+            byte[] x = "x".repeat(4096).getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 25; i++) { // 100x the limit
+                out.write(x);
+            }
+            out.write("\ngood 1\ngood 2\n".getBytes(StandardCharsets.UTF_8));
+        });
+        boolean[] finished = {false};
+        assertThat(read(reader(settings(server.endpoint(), max, true, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false)), 10, finished))
+                .containsExactly("good 1", "good 2");
+        assertThat(metrics.oversizedLinesSkipped.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void unboundedReaderReconnectsAfterThePeerDisconnects() throws Exception {
+        LineServer server = server().then(send("before\n")).then(send("after\n"));
+        boolean[] finished = {false};
+        List<String> lines = read(reader(settings(server.endpoint(), 100, false, 5, SocketSourceSettings.MalformedPolicy.REPLACE, false)), 2, finished);
+        assertThat(lines).containsExactly("before", "after");
+        assertThat(finished[0]).isFalse();
+        assertThat(metrics.reconnects.getCount()).isEqualTo(1);
+        assertThat(server.accepted).isEqualTo(2);
+    }
+
+    @Test
+    void aRefusingEndpointFailsAfterTheConfiguredRetriesNamingItAndTheLastError() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        SocketSplitReader reader = reader(settings("127.0.0.1:" + port, 100, false, 2, SocketSourceSettings.MalformedPolicy.REPLACE, false));
+        assertThatThrownBy(() -> read(reader, 1, new boolean[1]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("Could not connect to 127.0.0.1:" + port)
+                .hasMessageContaining("3 attempts failed (ingest.max-retries=2)")
+                .hasMessageContaining("Connection refused");
+
+        SocketSplitReader noRetry = reader(settings("127.0.0.1:" + port, 100, false, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false));
+        assertThatThrownBy(() -> read(noRetry, 1, new boolean[1])).hasMessageContaining("1 attempt failed");
+    }
+
+    @Test
+    void backoffDoublesUpToTheMaximum() {
+        SocketSplitReader reader = reader(settings("127.0.0.1:1", 100, false, -1, SocketSourceSettings.MalformedPolicy.REPLACE, false));
+        assertThat(List.of(reader.backoffMs(1), reader.backoffMs(2), reader.backoffMs(3), reader.backoffMs(9)))
+                .containsExactly(10L, 20L, 40L, 40L);
+    }
+}
