@@ -65,6 +65,8 @@ final class LineServer implements AutoCloseable {
                 if (!server.isClosed()) {
                     failure = closing;
                 }
+            } catch (InterruptedException closing) {
+                return;
             } catch (Exception | AssertionError e) {
                 failure = e;
             }
@@ -82,6 +84,7 @@ final class LineServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         server.close();
+        acceptor.interrupt(); // it may be waiting for a script or inside one
         acceptor.join(TimeUnit.SECONDS.toMillis(10));
     }
 }

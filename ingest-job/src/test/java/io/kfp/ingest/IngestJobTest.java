@@ -1,0 +1,144 @@
+package io.kfp.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.CollectingSink;
+import io.kfp.common.testing.ReadmeOptions;
+import io.kfp.ingest.socket.SocketLineSource;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class IngestJobTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    static Configuration config(String... args) {
+        List<String> all = new ArrayList<>(List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));
+        all.addAll(List.of(args));
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(all.toArray(String[]::new), Map.of(), IngestJob.SPEC.defaults(), IngestJob.SPEC.groups());
+        return ConfigValidator.validate(loaded.raw(), IngestJob.SPEC.groups(), loaded.syntaxProblems());
+    }
+
+    @Test
+    void twoEndpointsAreReadInParallelIntoTheSink() throws Exception {
+        int perEndpoint = 20_000;
+        try (ServerSocket a = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+                ServerSocket b = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+            // Each server sends only once both have a connection: sequential reading would
+            // leave the first one waiting for ever, so the job finishing proves parallelism.
+            CountDownLatch bothConnected = new CountDownLatch(2);
+            Thread serveA = serve(a, "a", perEndpoint, bothConnected);
+            Thread serveB = serve(b, "b", perEndpoint, bothConnected);
+            CollectingSink<String> sink = new CollectingSink<>();
+            Configuration config = config(
+                    "--ingest.endpoints", "127.0.0.1:" + a.getLocalPort() + ",127.0.0.1:" + b.getLocalPort(),
+                    "--ingest.bounded", "true");
+
+            new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), sink).execute();
+            serveA.join(10_000);
+            serveB.join(10_000);
+
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < perEndpoint; i++) {
+                expected.add("a-" + i);
+                expected.add("b-" + i);
+            }
+            assertThat(sink.received()).containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    private static Thread serve(ServerSocket server, String name, int lines, CountDownLatch bothConnected) {
+        Thread t = new Thread(() -> {
+            try (Socket socket = server.accept(); OutputStream out = socket.getOutputStream()) {
+                bothConnected.countDown();
+                if (!bothConnected.await(30, TimeUnit.SECONDS)) {
+                    return;
+                }
+                StringBuilder text = new StringBuilder();
+                for (int i = 0; i < lines; i++) {
+                    text.append(name).append('-').append(i).append('\n');
+                }
+                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "serve-" + name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    @Test
+    void operatorsKeepStableUidsAndOneReaderPerEndpoint() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration config = config("--ingest.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
+        new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), new CollectingSink<>()).defineWorkflow(env);
+        List<StreamNode> nodes = new ArrayList<>(env.getStreamGraph().getStreamNodes());
+        assertThat(nodes).extracting(StreamNode::getTransformationUID).contains(IngestJob.SOURCE_UID, IngestJob.SINK_UID);
+        assertThat(nodes)
+                .filteredOn(n -> IngestJob.SOURCE_UID.equals(n.getTransformationUID()))
+                .singleElement()
+                .extracting(StreamNode::getParallelism)
+                .isEqualTo(3);
+    }
+
+    @Test
+    void linesBecomeRecordsWithAnOptionalKey() {
+        LineRecord noKey = new LineRecord(null);
+        assertThat(noKey.key("a:b")).isNull();
+        assertThat(new String(noKey.value("a:b"), StandardCharsets.UTF_8)).isEqualTo("a:b");
+        LineRecord keyed = new LineRecord(":");
+        assertThat(new String(keyed.key("user-1:clicked:twice"), StandardCharsets.UTF_8)).isEqualTo("user-1");
+        assertThat(new String(keyed.value("user-1:clicked:twice"), StandardCharsets.UTF_8)).isEqualTo("clicked:twice");
+        assertThat(keyed.key("no delimiter")).isNull();
+        assertThat(keyed.value("")).isEmpty();
+    }
+
+    @Test
+    void mainAnswersHelpAndRejectsBadOptionsWithExitTwo() {
+        CapturedRun help = CapturedRun.of(IngestJob.SPEC, "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out())
+                .startsWith("ingest-job: ")
+                .contains("--ingest.endpoints  (default: localhost:9999)", "--ingest.max-line-length  (default: 1 mb)",
+                        "--sink.delivery-guarantee  (default: at-least-once)", "--ingest.empty-lines  (default: keep)");
+
+        CapturedRun bad = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.endpoints", "localhost,h:99999",
+                "--ingest.max-retries", "-2", "--ingest.charset", "UTF-9");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err())
+                .contains("'localhost' is not host:port", "the port must be between 1 and 65535")
+                .contains("ingest.max-retries = \"-2\"", "ingest.charset = \"UTF-9\"");
+    }
+
+    @Test
+    void readmeListsEveryOption() throws Exception {
+        ReadmeOptions.assertUpToDate(IngestJob.SPEC, Path.of("README.md"));
+    }
+}
