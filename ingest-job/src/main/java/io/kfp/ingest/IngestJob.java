@@ -60,13 +60,13 @@ public final class IngestJob {
 
     public void defineWorkflow(StreamExecutionEnvironment env) {
         int endpoints = IngestOptions.settings(config).endpoints().size();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket " + config.get(IngestOptions.ENDPOINTS))
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket:" + config.get(IngestOptions.ENDPOINTS))
                 .uid(SOURCE_UID)
                 // One reader per endpoint; more would have nothing to read.
                 .setParallelism(endpoints)
                 .sinkTo(sink)
                 .uid(SINK_UID)
-                .name("Kafka sink " + config.getOptional(SinkOptions.TOPIC).orElse(""));
+                .name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
     }
 
     public JobExecutionResult execute() throws Exception {

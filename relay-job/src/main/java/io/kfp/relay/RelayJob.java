@@ -95,7 +95,7 @@ public final class RelayJob {
     public void defineWorkflow(StreamExecutionEnvironment env) {
         boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
         DataStream<RelayRecord> records =
-                env.fromSource(source, watermarks(config, windowCount), "Kafka source " + SourceOptions.describeInput(config))
+                env.fromSource(source, watermarks(config, windowCount), "kafka:" + SourceOptions.describeInput(config))
                         .uid(SOURCE_UID);
         DataStream<RelayRecord> out = records;
         if (windowCount) {
@@ -108,11 +108,11 @@ public final class RelayJob {
                 counts.getSideOutput(WindowCountFunction.LATE)
                         .sinkTo(lateSink)
                         .uid(LATE_SINK_UID)
-                        .name("Kafka sink " + config.get(RelayOptions.LATE_TOPIC) + " (late records)");
+                        .name("kafka:" + config.get(RelayOptions.LATE_TOPIC) + " (late)");
             }
             out = counts;
         }
-        out.sinkTo(sink).uid(SINK_UID).name("Kafka sink " + config.getOptional(SinkOptions.TOPIC).orElse(""));
+        out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
     }
 
     /** Builds and runs the job until it ends (never, for an unbounded Kafka source). */

@@ -68,7 +68,7 @@ public final class SinkJob {
     }
 
     public void defineWorkflow(StreamExecutionEnvironment env) {
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka source " + SourceOptions.describeInput(config))
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka:" + SourceOptions.describeInput(config))
                 .uid(SOURCE_UID)
                 .sinkTo(sink)
                 .uid(CONSOLE_UID)

@@ -137,6 +137,17 @@ public final class CheckpointOptions implements OptionGroup {
                             "Default target of stop-with-savepoint, same forms as"
                                     + " checkpoint.dir.");
 
+    public static final ConfigOption<String> RESTORE_FROM =
+            key("checkpoint.restore-from")
+                    .stringType()
+                    .noDefaultValue()
+                    .withFallbackKeys("execution.state-recovery.path")
+                    .withDescription(
+                            "Start from this savepoint or retained checkpoint (the directory, e.g."
+                                    + " .../chk-42 or .../savepoint-1a2b3c) instead of from"
+                                    + " scratch: sources resume from the offsets in it. Same forms"
+                                    + " as checkpoint.dir. (flink run -s PATH does the same.)");
+
     private CheckpointOptions() {}
 
     @Override
@@ -155,7 +166,8 @@ public final class CheckpointOptions implements OptionGroup {
                 MAX_CONCURRENT,
                 RETENTION,
                 DIRECTORY,
-                SAVEPOINT_DIRECTORY);
+                SAVEPOINT_DIRECTORY,
+                RESTORE_FROM);
     }
 
     @Override
@@ -177,6 +189,9 @@ public final class CheckpointOptions implements OptionGroup {
         }
         checkLocation(config, DIRECTORY, problems);
         checkLocation(config, SAVEPOINT_DIRECTORY, problems);
+        if (config.getOptional(RESTORE_FROM).isPresent()) {
+            checkLocation(config, RESTORE_FROM, problems);
+        }
     }
 
     private static void checkLocation(

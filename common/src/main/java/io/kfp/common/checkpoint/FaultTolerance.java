@@ -11,6 +11,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 
 /**
@@ -54,6 +55,9 @@ public final class FaultTolerance {
         flink.set(
                 CheckpointingOptions.SAVEPOINT_DIRECTORY,
                 location(config.get(CheckpointOptions.SAVEPOINT_DIRECTORY)));
+
+        config.getOptional(CheckpointOptions.RESTORE_FROM)
+                .ifPresent(path -> flink.set(StateRecoveryOptions.SAVEPOINT_PATH, location(path)));
 
         flink.set(StateBackendOptions.STATE_BACKEND, config.get(StateOptions.BACKEND).toString());
         flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.get(StateOptions.INCREMENTAL));

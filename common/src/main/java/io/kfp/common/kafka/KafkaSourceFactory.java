@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 
 /** Builds the {@link KafkaSource} every job reads with, from validated {@link SourceOptions}. */
@@ -23,6 +24,9 @@ public final class KafkaSourceFactory {
                                 StartingOffsets.parse(config.get(SourceOptions.STARTING_OFFSETS))
                                         .toInitializer(config.get(SourceOptions.OFFSET_RESET)))
                         .setDeserializer(deserializer);
+        if (config.get(SourceOptions.BOUNDED)) {
+            builder.setBounded(OffsetsInitializer.latest());
+        }
         if (SourceOptions.topics(config).isEmpty()) {
             builder.setTopicPattern(Pattern.compile(config.get(SourceOptions.TOPIC_PATTERN)));
         } else {

@@ -131,6 +131,14 @@ public final class SourceOptions implements OptionGroup {
                             "How often to look for new partitions and new topics matching"
                                     + " source.topic-pattern. 0 ms turns discovery off.");
 
+    public static final ConfigOption<Boolean> BOUNDED =
+            key("source.bounded")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Stop at the end offsets the partitions have when the job starts, then"
+                                    + " finish (a one-shot copy). Off: keep reading new records.");
+
     private static final Pattern TOPIC_NAME = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
     private SourceOptions() {}
@@ -152,7 +160,8 @@ public final class SourceOptions implements OptionGroup {
                 AUTO_COMMIT,
                 AUTO_COMMIT_INTERVAL,
                 ISOLATION_LEVEL,
-                PARTITION_DISCOVERY_INTERVAL);
+                PARTITION_DISCOVERY_INTERVAL,
+                BOUNDED);
     }
 
     @Override

@@ -42,7 +42,9 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
     @Override
     public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
-        if (context != null) {
+        // The sink may open its serializer more than once; a second registration of the same
+        // name would hand back a counter that is never reported.
+        if (context != null && records == null) {
             records = context.getMetricGroup().counter(RECORDS_METRIC);
             bytes = context.getMetricGroup().counter(BYTES_METRIC);
         }

@@ -85,5 +85,8 @@ class FaultToleranceTest {
                 .containsEntry("restart-strategy.fixed-delay.delay", "2 s")
                 .containsEntry("parallelism.default", "4");
         assertThat(flink("--restart.strategy", "none")).containsEntry("restart-strategy.type", "none");
+        assertThat(flink("--execution.state-recovery.path", "file:/ckpt/chk-3"))
+                .containsEntry("execution.state-recovery.path", "file:/ckpt/chk-3");
+        assertThat(flink()).doesNotContainKey("execution.state-recovery.path");
     }
 }

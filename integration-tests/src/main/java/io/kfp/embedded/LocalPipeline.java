@@ -1,0 +1,231 @@
+package io.kfp.embedded;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.config.DidYouMean;
+import io.kfp.common.config.InvalidConfigurationException;
+import io.kfp.common.entry.JobSpec;
+import io.kfp.ingest.IngestJob;
+import io.kfp.relay.RelayJob;
+import io.kfp.sink.SinkJob;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import org.apache.logging.log4j.LogManager;
+
+/**
+ * The whole pipeline on one machine, in one process: an embedded Kafka broker and Flink cluster,
+ * the topics, and the three jobs started through their own {@code main} plumbing. Lines come
+ * from this process's stdin and from {@code nc localhost PORT}; the sink prints them here.
+ *
+ * <p>Started by {@code ./run-pipeline}, which sets the logging configuration ({@code
+ * kfp-log4j2.properties}) and turns off log4j's own shutdown hook: ours stops the jobs and still
+ * logs, then shuts logging down.
+ *
+ * <p>Options: {@code --port N} (where to listen for lines, default 9999), {@code --work-dir DIR},
+ * and any option of the jobs, given to every job that has it (e.g. {@code --relay.transform
+ * window-count}, {@code --checkpoint.interval 2s}).
+ */
+public final class LocalPipeline {
+
+    static final String INPUT_TOPIC = "lines";
+    static final String OUTPUT_TOPIC = "relayed";
+    static final int PARTITIONS = 4;
+    static final List<JobSpec> JOBS = List.of(IngestJob.SPEC, RelayJob.SPEC, SinkJob.SPEC);
+
+    private LocalPipeline() {}
+
+    public static void main(String[] args) throws Exception {
+        int code = run(args, System.out, System.err);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        LauncherArgs launcher;
+        try {
+            launcher = LauncherArgs.parse(args);
+        } catch (InvalidConfigurationException e) {
+            err.println("local pipeline: " + e.getMessage());
+            err.println("Run with --help for the options.");
+            return 2;
+        }
+        if (launcher.help) {
+            out.println(HELP);
+            return 0;
+        }
+
+        Path work = launcher.workDir.toAbsolutePath();
+        List<AutoCloseable> started = new ArrayList<>();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            out.println();
+            out.println("Stopping: jobs, Flink, Kafka; deleting " + work);
+            stopAll(started, work, err);
+            stopped.countDown();
+            LogManager.shutdown();
+        }, "local-pipeline-shutdown"));
+
+        EmbeddedKafka kafka = EmbeddedKafka.start(work);
+        started.add(kafka);
+        kafka.createTopics(PARTITIONS, INPUT_TOPIC, OUTPUT_TOPIC);
+        EmbeddedFlink flink = EmbeddedFlink.start(8, 2);
+        started.add(flink);
+        LineHub hub = LineHub.start(launcher.port);
+        started.add(hub);
+        started.add(flink::cancelAll); // stopped in reverse order: the jobs first
+
+        Map<JobSpec, List<String>> jobArgs = jobArguments(launcher, kafka.bootstrapServers(), hub.ingestPort(), work);
+        for (Map.Entry<JobSpec, List<String>> job : jobArgs.entrySet()) {
+            EmbeddedJobs.Submitted submitted =
+                    EmbeddedJobs.submit(job.getKey(), job.getValue().toArray(String[]::new), out, err);
+            if (submitted.exitCode() != 0) {
+                err.println(job.getKey().command() + " could not start (exit " + submitted.exitCode() + "); stopping.");
+                return submitted.exitCode();
+            }
+        }
+        hub.forward(System.in, "stdin");
+
+        out.println();
+        out.println("Pipeline running: lines -> ingest-job -> topic '" + INPUT_TOPIC + "' -> relay-job (exactly-once) -> topic '"
+                + OUTPUT_TOPIC + "' -> sink-job -> this console.");
+        out.println("Kafka: " + kafka.bootstrapServers() + "   Flink REST: " + flink.cluster().getRestAddress().get());
+        out.println("Type lines here, or from another terminal:  nc localhost " + hub.publishPort());
+        out.println("Lines appear below once their checkpoint commits (every few seconds). Ctrl-C stops everything.");
+        out.println();
+        stopped.await();
+        return 0;
+    }
+
+    /** Every job gets the wiring, then the user's options it declares. */
+    static Map<JobSpec, List<String>> jobArguments(LauncherArgs launcher, String bootstrap, int ingestPort, Path work) {
+        Map<JobSpec, List<String>> all = new LinkedHashMap<>();
+        List<String> shared = List.of(
+                "--kafka.bootstrap-servers", bootstrap,
+                "--checkpoint.dir", work.resolve("checkpoints").toString(),
+                "--checkpoint.savepoint-dir", work.resolve("savepoints").toString());
+        all.put(IngestJob.SPEC, new ArrayList<>(List.of("--sink.topic", INPUT_TOPIC, "--ingest.endpoints", "127.0.0.1:" + ingestPort)));
+        all.put(RelayJob.SPEC, new ArrayList<>(List.of("--source.topics", INPUT_TOPIC, "--sink.topic", OUTPUT_TOPIC)));
+        all.put(SinkJob.SPEC, new ArrayList<>(List.of("--source.topics", OUTPUT_TOPIC, "--source.offset-reset", "earliest")));
+        for (List<String> args : all.values()) {
+            args.addAll(shared);
+        }
+        launcher.jobOptions.forEach((key, value) -> {
+            for (JobSpec spec : JOBS) {
+                if (declares(spec, key)) {
+                    all.get(spec).add("--" + key);
+                    all.get(spec).add(value);
+                }
+            }
+        });
+        return all;
+    }
+
+    static boolean declares(JobSpec spec, String key) {
+        return ConfigValidator.knownKeys(spec.groups()).contains(key)
+                || spec.groups().stream()
+                        .flatMap(g -> g.passThroughPrefixes().stream())
+                        .anyMatch(p -> key.startsWith(p.prefix()));
+    }
+
+    private static void stopAll(List<AutoCloseable> started, Path work, PrintStream err) {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                err.println("While stopping: " + e);
+            }
+        }
+        try {
+            deleteTree(work);
+        } catch (IOException e) {
+            err.println("Could not delete " + work + ": " + e);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** The launcher's own options, and the job options to pass on. */
+    static final class LauncherArgs {
+        int port = 9999;
+        Path workDir = Path.of("target", "local-pipeline");
+        boolean help;
+        final Map<String, String> jobOptions = new LinkedHashMap<>();
+
+        static LauncherArgs parse(String[] args) {
+            LauncherArgs parsed = new LauncherArgs();
+            List<ConfigProblem> problems = new ArrayList<>();
+            ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), Map.of(), List.of());
+            problems.addAll(loaded.syntaxProblems());
+            parsed.help = loaded.helpRequested();
+            Set<String> known = new java.util.TreeSet<>();
+            for (JobSpec spec : JOBS) {
+                known.addAll(ConfigValidator.knownKeys(spec.groups()));
+            }
+            loaded.raw().entries().forEach((key, entry) -> {
+                String value = entry.value();
+                switch (key) {
+                    case "port" -> {
+                        try {
+                            parsed.port = Integer.parseInt(value);
+                        } catch (NumberFormatException e) {
+                            problems.add(new ConfigProblem("port", value, "command line", "not a port number.", "use e.g. --port 9999, or 0 for any free port."));
+                        }
+                    }
+                    case "work-dir" -> parsed.workDir = Path.of(value);
+                    default -> {
+                        if (JOBS.stream().anyMatch(spec -> declares(spec, key))) {
+                            parsed.jobOptions.put(key, value);
+                        } else {
+                            List<String> candidates = new ArrayList<>(known);
+                            candidates.add("port");
+                            candidates.add("work-dir");
+                            problems.add(new ConfigProblem(key, value, "command line", "no job of the pipeline has this option.",
+                                    DidYouMean.suggest(key, candidates).map(s -> "did you mean '" + s + "'?")
+                                            .orElse("see --help of ingest-job, relay-job and sink-job.")));
+                        }
+                    }
+                }
+            });
+            if (!problems.isEmpty()) {
+                throw new InvalidConfigurationException(problems);
+            }
+            return parsed;
+        }
+    }
+
+    static final String HELP = String.join("\n",
+            "local pipeline: Kafka broker, Flink cluster and the three jobs in one process.",
+            "",
+            "  lines (stdin, nc localhost PORT) -> ingest-job -> topic '" + INPUT_TOPIC + "' -> relay-job -> topic '"
+                    + OUTPUT_TOPIC + "' -> sink-job -> console",
+            "",
+            "Options:",
+            "  --port N          where to listen for lines (default 9999; 0 = any free port)",
+            "  --work-dir DIR    broker data and checkpoints, deleted on exit (default target/local-pipeline)",
+            "  --<job option>    any option of ingest-job, relay-job or sink-job, given to each job that has it,",
+            "                    e.g. --relay.transform window-count, --checkpoint.interval 2s, --console.print-key",
+            "                    (each job's options: its README, or java -cp ... io.kfp.relay.RelayJob --help)",
+            "",
+            "Ctrl-C stops the jobs, the cluster and the broker and deletes the work directory.");
+}
