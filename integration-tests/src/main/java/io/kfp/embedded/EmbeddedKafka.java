@@ -53,6 +53,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         settings.put("offsets.topic.num.partitions", "4");
         settings.put("group.initial.rebalance.delay.ms", "0");
         settings.put("transaction.max.timeout.ms", String.valueOf(TRANSACTION_MAX_TIMEOUT_MS));
+        // Keep everything: data with old timestamps would otherwise be deleted under the jobs.
+        settings.put("log.retention.ms", "-1");
         // Topics are created on purpose, so a misspelt topic is an error, not a new topic.
         settings.put("auto.create.topics.enable", "false");
         settings.putAll(brokerSettings);
@@ -111,6 +113,29 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         try (Admin admin = admin()) {
             admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
+            awaitLeaders(admin, List.of(topics));
+        }
+    }
+
+    /**
+     * Until the broker itself reports a leader for every partition, producers get
+     * NotLeaderOrFollower errors, and an idempotent producer retrying those can fail with
+     * OutOfOrderSequence.
+     */
+    private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            boolean allLed =
+                    admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                            .flatMap(d -> d.partitions().stream())
+                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+            if (allLed) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("partitions of " + topics + " have no leader after 30 s");
+            }
+            Thread.sleep(50);
         }
     }
 

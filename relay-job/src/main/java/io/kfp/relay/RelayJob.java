@@ -8,6 +8,7 @@ import io.kfp.common.kafka.KafkaSourceFactory;
 import io.kfp.common.kafka.SinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -56,6 +57,7 @@ public final class RelayJob {
     private final Source<RelayRecord, ?, ?> source;
     private final Sink<RelayRecord> sink;
     private final Sink<RelayRecord> lateSink;
+    private final UnaryOperator<DataStream<RelayRecord>> afterSource;
 
     /**
      * @param lateSink where window-count's late records go; {@code null} to only count them
@@ -65,10 +67,29 @@ public final class RelayJob {
             Source<RelayRecord, ?, ?> source,
             Sink<RelayRecord> sink,
             Sink<RelayRecord> lateSink) {
+        this(config, source, sink, lateSink, UnaryOperator.identity());
+    }
+
+    private RelayJob(
+            ReadableConfig config,
+            Source<RelayRecord, ?, ?> source,
+            Sink<RelayRecord> sink,
+            Sink<RelayRecord> lateSink,
+            UnaryOperator<DataStream<RelayRecord>> afterSource) {
         this.config = config;
         this.source = source;
         this.sink = sink;
         this.lateSink = lateSink;
+        this.afterSource = afterSource;
+    }
+
+    /**
+     * The same job with {@code stage} applied to the records right after the source, before
+     * window-count and the sink. For tests that inject failures into the production graph; never
+     * used in production.
+     */
+    public RelayJob withStageAfterSource(UnaryOperator<DataStream<RelayRecord>> stage) {
+        return new RelayJob(config, source, sink, lateSink, stage);
     }
 
     /** The job with the Kafka source and sinks described by {@code config} (validated). */
@@ -95,8 +116,9 @@ public final class RelayJob {
     public void defineWorkflow(StreamExecutionEnvironment env) {
         boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
         DataStream<RelayRecord> records =
-                env.fromSource(source, watermarks(config, windowCount), "kafka:" + SourceOptions.describeInput(config))
-                        .uid(SOURCE_UID);
+                afterSource.apply(
+                        env.fromSource(source, watermarks(config, windowCount), "kafka:" + SourceOptions.describeInput(config))
+                                .uid(SOURCE_UID));
         DataStream<RelayRecord> out = records;
         if (windowCount) {
             SingleOutputStreamOperator<RelayRecord> counts =

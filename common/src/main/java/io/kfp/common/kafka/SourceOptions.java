@@ -137,7 +137,13 @@ public final class SourceOptions implements OptionGroup {
                     .defaultValue(false)
                     .withDescription(
                             "Stop at the end offsets the partitions have when the job starts, then"
-                                    + " finish (a one-shot copy). Off: keep reading new records.");
+                                    + " finish (a one-shot copy). Off: keep reading new records."
+                                    + " Caveat (connector 5.0.0, FLINK-31006): when the whole job is"
+                                    + " restored - from a savepoint or retained checkpoint, after a"
+                                    + " JobManager failover, or after a failure of a job with a"
+                                    + " shuffle (window-count) - the source never signals its end:"
+                                    + " the copy completes but the job keeps running. Hence it"
+                                    + " cannot be combined with checkpoint.restore-from.");
 
     private static final Pattern TOPIC_NAME = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -226,6 +232,15 @@ public final class SourceOptions implements OptionGroup {
                     STARTING_OFFSETS.key(),
                     e.getMessage() + ".",
                     "use one of: " + StartingOffsets.FORMS + ".");
+        }
+        if (config.get(BOUNDED) && config.getOptional(CheckpointOptions.RESTORE_FROM).isPresent()) {
+            problems.add(
+                    BOUNDED.key(),
+                    "a bounded Kafka source restored from a savepoint or checkpoint never finishes"
+                            + " (Kafka connector 5.0.0, FLINK-31006): it would copy the rest and then"
+                            + " keep running.",
+                    "resume with source.bounded=false and stop the job once it has caught up, or"
+                            + " start a new bounded copy without checkpoint.restore-from.");
         }
         if (!config.get(CheckpointOptions.ENABLED)
                 && config.get(AUTO_COMMIT)

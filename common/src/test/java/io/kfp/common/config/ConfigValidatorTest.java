@@ -203,6 +203,14 @@ class ConfigValidatorTest {
     }
 
     @Test
+    void aBoundedSourceCannotBeRestoredBecauseTheConnectorWouldNeverFinish() {
+        ConfigProblem p = onlyProblem("--source.bounded", "true", "--checkpoint.restore-from", "file:/ckpt/chk-1");
+        assertThat(p.key()).isEqualTo("source.bounded");
+        assertThat(p.problem()).contains("FLINK-31006");
+        assertThat(valid("--source.bounded", "true")).isNotNull();
+    }
+
+    @Test
     void sinkTopicIsRequired() {
         assertThat(onlyProblem("--sink.topic", "").problem()).isEqualTo("no output topic set.");
         assertThat(onlyProblem("--sink.topic", "a:b").key()).isEqualTo("sink.topic");

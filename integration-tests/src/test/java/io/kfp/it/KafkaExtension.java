@@ -1,0 +1,33 @@
+package io.kfp.it;
+
+import io.kfp.embedded.EmbeddedKafka;
+import java.nio.file.Path;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/** One embedded Kafka broker per test class, stopped after the class, also when it fails. */
+public final class KafkaExtension implements BeforeAllCallback, AfterAllCallback {
+
+    private EmbeddedKafka kafka;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        kafka = EmbeddedKafka.start(Path.of("target", "it-kafka"));
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    public EmbeddedKafka kafka() {
+        return kafka;
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+}
