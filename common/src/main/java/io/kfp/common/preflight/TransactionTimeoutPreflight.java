@@ -86,9 +86,12 @@ public final class TransactionTimeoutPreflight {
                                 + " and restart them."));
     }
 
-    /** "15 min", "5 s", "125.5 s", "500 ms": the largest unit that reads naturally. */
+    /** "2 h", "15 min", "5 s", "125.5 s", "500 ms": the largest unit that reads naturally. */
     public static String format(Duration duration) {
         long ms = duration.toMillis();
+        if (ms != 0 && ms % 3_600_000 == 0) {
+            return ms / 3_600_000 + " h";
+        }
         if (ms != 0 && ms % 60_000 == 0) {
             return ms / 60_000 + " min";
         }

@@ -1,0 +1,151 @@
+package io.kfp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.embedded.EmbeddedJobs;
+import io.kfp.relay.RelayJob;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Where the relay starts and what it commits to its consumer group, on a real broker. */
+class OffsetsTest {
+
+    @RegisterExtension
+    static final KafkaExtension KAFKA = new KafkaExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    static final int RECORDS = 1_000;
+    static final int PARTITIONS = 4;
+    static final long T0 = (System.currentTimeMillis() - Duration.ofHours(1).toMillis()) / 1000 * 1000;
+
+    /** RECORDS records round-robin over the partitions, value = index, timestamps T0 + index ms. */
+    private static void produce(String topic) throws Exception {
+        KAFKA.kafka().createTopics(PARTITIONS, topic, topic + "-out");
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            records.add(new ProducerRecord<>(topic, i % PARTITIONS, T0 + i, null, String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
+        }
+        Topics.produce(KAFKA.bootstrapServers(), records);
+    }
+
+    private static JobClient relay(String topic, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
+                "--source.topics", topic, "--sink.topic", topic + "-out",
+                "--source.group-id", topic + "-group",
+                "--job.instance-id", topic,
+                "--job.parallelism", "2",
+                "--sink.delivery-guarantee", "at-least-once",
+                "--checkpoint.dir", "target/it-checkpoints/offsets"));
+        args.addAll(List.of(extra));
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out, System.err);
+        assertThat(s.exitCode()).isZero();
+        return s.client();
+    }
+
+    private static long committedOffsets(String group) throws Exception {
+        try (Admin admin = KAFKA.kafka().admin()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets =
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+        }
+    }
+
+    private static List<String> output(String topic) {
+        List<String> values = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : Topics.readAll(KAFKA.bootstrapServers(), topic + "-out", true)) {
+            values.add(new String(r.value(), StandardCharsets.UTF_8));
+        }
+        return values;
+    }
+
+    @Test
+    void withCheckpointingGroupOffsetsAdvanceOnlyWhenACheckpointCompletes(@InjectClusterClient ClusterClient<?> cluster)
+            throws Exception {
+        produce("ck");
+        // No periodic checkpoint within the test: only the one it triggers.
+        JobClient job = relay("ck", "--checkpoint.interval", "1 h");
+        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("ck").size() >= RECORDS);
+        assertThat(committedOffsets("ck-group")).as("committed before any checkpoint").isZero();
+
+        cluster.triggerCheckpoint(job.getJobID(), CheckpointType.FULL).get(1, TimeUnit.MINUTES);
+        Topics.await("offsets committed after the checkpoint", Duration.ofSeconds(30),
+                () -> uncheckedOffsets("ck-group") == RECORDS);
+        job.cancel().get(1, TimeUnit.MINUTES);
+    }
+
+    @Test
+    void withoutCheckpointingTheConsumersAutoCommitAdvancesThem() throws Exception {
+        produce("ac");
+        JobClient job = relay("ac", "--checkpoint.enabled", "false", "--source.auto-commit-interval", "200 ms");
+        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("ac").size() >= RECORDS);
+        Topics.await("auto-committed offsets", Duration.ofSeconds(30), () -> uncheckedOffsets("ac-group") == RECORDS);
+        job.cancel().get(1, TimeUnit.MINUTES);
+    }
+
+    @Test
+    void startingFromATimestampReadsExactlyTheSuffix() throws Exception {
+        produce("ts");
+        JobClient job = relay("ts", "--source.bounded", "true",
+                "--source.starting-offsets", "timestamp:" + (T0 + 600));
+        job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+        List<String> expected = new ArrayList<>();
+        for (int i = 600; i < RECORDS; i++) {
+            expected.add(String.valueOf(i));
+        }
+        assertThat(output("ts")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void startingFromSpecificOffsetsReadsExactlyFromThere() throws Exception {
+        produce("so");
+        // Partition p holds records p, p+4, p+8, ...: offset k of partition p is record 4k+p.
+        Map<Integer, Integer> start = new HashMap<>(Map.of(0, 10, 1, 200, 2, 0));
+        JobClient job = relay("so", "--source.bounded", "true",
+                "--source.starting-offsets", "specific:so:0:10,so:1:200,so:2:0",
+                "--source.offset-reset", "latest"); // partition 3, not listed: nothing
+        job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            int partition = i % PARTITIONS;
+            int offset = i / PARTITIONS;
+            if (start.containsKey(partition) && offset >= start.get(partition)) {
+                expected.add(String.valueOf(i));
+            }
+        }
+        assertThat(output("so")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static long uncheckedOffsets(String group) {
+        try {
+            return committedOffsets(group);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.kfp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.embedded.EmbeddedJobs;
+import io.kfp.relay.RelayJob;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The relay's main, against a real broker that would refuse it: exit 2, a clear message, no job. */
+class PreflightTest {
+
+    @RegisterExtension
+    static final KafkaExtension KAFKA = new KafkaExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @BeforeAll
+    static void topics() throws Exception {
+        KAFKA.kafka().createTopics(2, "pf-in", "pf-out");
+    }
+
+    private record Result(int exitCode, String err) {}
+
+    private static Result relayMain(String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
+                "--source.topics", "pf-in", "--sink.topic", "pf-out",
+                "--checkpoint.dir", "target/it-checkpoints/preflight"));
+        args.addAll(List.of(extra));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8)).exitCode();
+        return new Result(exit, err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aTransactionTimeoutAboveTheBrokersMaximumIsRefusedBeforeSubmission(@InjectClusterClient ClusterClient<?> cluster)
+            throws Exception {
+        Result r = relayMain("--sink.transaction-timeout", "2 h");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("sink.transaction-timeout is 2 h (7200000 ms)")
+                .contains("transaction.max.timeout.ms is 3600000 (1 h)")
+                .contains("lower sink.transaction-timeout to at most 1 h")
+                .contains("raise transaction.max.timeout.ms on every broker to at least 7200000")
+                .doesNotContain("\tat ");
+        assertThat(cluster.listJobs().get(30, TimeUnit.SECONDS)).as("jobs submitted").isEmpty();
+    }
+
+    @Test
+    void aMissingTopicIsNamedWithHowToCreateIt(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
+        Result r = relayMain("--source.topics", "pf-typo");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("the input topic 'pf-typo' does not exist", "--create --topic pf-typo");
+        assertThat(cluster.listJobs().get(30, TimeUnit.SECONDS)).isEmpty();
+    }
+
+    @Test
+    void unreachableServersFailWithinThePreflightTimeout() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        long start = System.nanoTime();
+        Result r = relayMain("--kafka.bootstrap-servers", "127.0.0.1:" + port, "--preflight.timeout", "2 s");
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("no Kafka broker answered within 2 s (tried 127.0.0.1:" + port + ")");
+        // Bounded by preflight.timeout (plus closing the client), not by Kafka's 60 s defaults.
+        assertThat(seconds).isLessThan(15);
+    }
+}
