@@ -116,7 +116,7 @@ class ExactlyOnceTest {
         assertThat(run.plan.failuresInjected()).isEqualTo(2);
         assertThat(repeated).as("(key, window) pairs emitted more than once").isZero();
         assertThat(total).as("sum of all counts").isEqualTo(RECORDS);
-        assertThat(keyWindows).hasSize(KEYS * (int) (RECORDS / 10_000)); // 1 ms apart: 10 windows of 10 s
+        assertThat(keyWindows).hasSize(KEYS * (RECORDS / 10_000)); // 1 ms apart: 10 windows of 10 s
         run.assertNoOpenTransactionsOrProducerThreads();
     }
 
