@@ -40,7 +40,8 @@ public final class LocalPipeline {
 
     static final String INPUT_TOPIC = "lines";
     static final String OUTPUT_TOPIC = "relayed";
-    static final int PARTITIONS = 4;
+    /** One partition and one ingest writer, so lines come out in the order they were typed. */
+    static final int PARTITIONS = 1;
     static final List<JobSpec> JOBS = List.of(IngestJob.SPEC, RelayJob.SPEC, SinkJob.SPEC);
 
     private LocalPipeline() {}
@@ -115,7 +116,8 @@ public final class LocalPipeline {
                 "--kafka.bootstrap-servers", bootstrap,
                 "--checkpoint.dir", work.resolve("checkpoints").toString(),
                 "--checkpoint.savepoint-dir", work.resolve("savepoints").toString());
-        all.put(IngestJob.SPEC, new ArrayList<>(List.of("--sink.topic", INPUT_TOPIC, "--ingest.endpoints", "127.0.0.1:" + ingestPort)));
+        all.put(IngestJob.SPEC, new ArrayList<>(List.of("--sink.topic", INPUT_TOPIC, "--ingest.endpoints", "127.0.0.1:" + ingestPort,
+                "--job.parallelism", "1")));
         all.put(RelayJob.SPEC, new ArrayList<>(List.of("--source.topics", INPUT_TOPIC, "--sink.topic", OUTPUT_TOPIC)));
         all.put(SinkJob.SPEC, new ArrayList<>(List.of("--source.topics", OUTPUT_TOPIC, "--source.offset-reset", "earliest")));
         for (List<String> args : all.values()) {

@@ -241,8 +241,9 @@ class ExactlyOnceTest {
             restoreArgs.addAll(List.of("--checkpoint.restore-from", retained.toString()));
             JobClient second = submit(restoreArgs);
             awaitOutput(done);
-            // One more checkpoint's worth, so a duplicate committed late would be seen.
-            Thread.sleep(1_000);
+            // Two more completed checkpoints, so a duplicate committed late would be seen.
+            int checkpoints = plan.completedCheckpoints.get();
+            Topics.await("two more checkpoints", Duration.ofMinutes(1), () -> plan.completedCheckpoints.get() >= checkpoints + 2);
             second.cancel().get(1, TimeUnit.MINUTES);
             Topics.await("the restored job to be cancelled", Duration.ofMinutes(1),
                     () -> status(second) == JobStatus.CANCELED);

@@ -77,6 +77,39 @@ class SocketSourceReaderTest {
     }
 
     @Test
+    void aReaderNobodyPollsStopsReadingSoTcpPushesBackOnTheSender() throws Exception {
+        long total = 512L * 1024 * 1024; // far more than any socket buffer and queue hold
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        try (LineServer server = new LineServer()) {
+            server.then(out -> {
+                byte[] chunk = ("x".repeat(99) + "\n").repeat(640).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                while (written.get() < total && stop.getCount() > 0) {
+                    out.write(chunk); // blocks once the reader stops reading
+                    written.addAndGet(chunk.length);
+                }
+            });
+            SocketLineSource source = new SocketLineSource(
+                    SocketSplitReaderTest.settings(server.endpoint(), 1024, false, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false));
+            try (SourceReader<String, SocketSplit> reader = source.createReader(new ReaderContext())) {
+                reader.start();
+                reader.addSplits(List.of(new SocketSplit(0, Endpoint.parse(server.endpoint()))));
+                // Never polled: the fetcher fills its small queue and blocks, the kernel buffers
+                // fill, and the server's write blocks. Wait until the sender is stuck.
+                long previous = -1;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (written.get() != previous && System.nanoTime() < deadline) {
+                    previous = written.get();
+                    Thread.sleep(300);
+                }
+                assertThat(written.get()).as("bytes the sender got rid of").isLessThan(64L * 1024 * 1024);
+            } finally {
+                stop.countDown();
+            }
+        }
+    }
+
+    @Test
     void enumeratorSpreadsEndpointsOverReadersAndKeepsUnassignedOnesInItsState() throws Exception {
         List<Endpoint> endpoints = List.of(Endpoint.parse("h:1"), Endpoint.parse("h:2"), Endpoint.parse("h:3"));
         SocketSourceSettings settings = new SocketSourceSettings(endpoints, new byte[] {'\n'}, "UTF-8",
