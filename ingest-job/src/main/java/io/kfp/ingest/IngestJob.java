@@ -1,6 +1,5 @@
 package io.kfp.ingest;
 
-import io.kfp.common.config.JobOptions;
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.StreamEnvironments;
@@ -11,6 +10,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -70,14 +70,10 @@ public final class IngestJob {
     }
 
     public JobExecutionResult execute() throws Exception {
-        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
-        defineWorkflow(env);
-        return env.execute(config.get(JobOptions.NAME));
+        return StreamEnvironments.execute(config, new Configuration(), this::defineWorkflow);
     }
 
     public JobClient executeAsync() throws Exception {
-        StreamExecutionEnvironment env = StreamEnvironments.forJob(config);
-        defineWorkflow(env);
-        return env.executeAsync(config.get(JobOptions.NAME));
+        return StreamEnvironments.executeAsync(config, new Configuration(), this::defineWorkflow);
     }
 }

@@ -3,6 +3,7 @@ package io.kfp.ingest;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.Escapes;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.ingest.socket.Endpoint;
 import io.kfp.ingest.socket.SocketSourceSettings;
@@ -184,7 +185,7 @@ public final class IngestOptions implements OptionGroup {
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
             problems.add(CHARSET.key(), "not a charset this JVM knows.", "use e.g. UTF-8, ISO-8859-1, windows-1252.");
         }
-        String delimiter = unescape(config.get(DELIMITER));
+        String delimiter = Escapes.unescape(config.get(DELIMITER));
         if (delimiter.isEmpty()) {
             problems.add(DELIMITER.key(), "must not be empty.", "use e.g. \\n.");
         } else if (charset != null && !charset.newEncoder().canEncode(delimiter)) {
@@ -220,7 +221,7 @@ public final class IngestOptions implements OptionGroup {
         Charset charset = Charset.forName(config.get(CHARSET));
         return new SocketSourceSettings(
                 endpoints,
-                unescape(config.get(DELIMITER)).getBytes(charset),
+                Escapes.unescape(config.get(DELIMITER)).getBytes(charset),
                 charset.name(),
                 config.get(MALFORMED),
                 (int) config.get(MAX_LINE_LENGTH).getBytes(),
@@ -231,30 +232,5 @@ public final class IngestOptions implements OptionGroup {
                 config.get(RETRY_BACKOFF),
                 config.get(RETRY_MAX_BACKOFF),
                 config.get(BOUNDED));
-    }
-
-    /** {@code \n}, {@code \r}, {@code \t} and {@code \\} as typed become the characters. */
-    static String unescape(String typed) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < typed.length(); i++) {
-            char c = typed.charAt(i);
-            if (c == '\\' && i + 1 < typed.length()) {
-                char next = typed.charAt(i + 1);
-                char replacement = switch (next) {
-                    case 'n' -> '\n';
-                    case 'r' -> '\r';
-                    case 't' -> '\t';
-                    case '\\' -> '\\';
-                    default -> 0;
-                };
-                if (replacement != 0) {
-                    out.append(replacement);
-                    i++;
-                    continue;
-                }
-            }
-            out.append(c);
-        }
-        return out.toString();
     }
 }

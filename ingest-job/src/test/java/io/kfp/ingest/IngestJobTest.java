@@ -2,9 +2,8 @@ package io.kfp.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.config.ConfigLoader;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ReadmeOptions;
 import io.kfp.ingest.socket.SocketLineSource;
@@ -16,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
@@ -40,9 +38,7 @@ class IngestJobTest {
     static Configuration config(String... args) {
         List<String> all = new ArrayList<>(List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));
         all.addAll(List.of(args));
-        ConfigLoader.Loaded loaded =
-                ConfigLoader.load(all.toArray(String[]::new), Map.of(), IngestJob.SPEC.defaults(), IngestJob.SPEC.groups());
-        return ConfigValidator.validate(loaded.raw(), IngestJob.SPEC.groups(), loaded.syntaxProblems());
+        return TestConfigs.validated(IngestJob.SPEC, all.toArray(String[]::new));
     }
 
     @Test

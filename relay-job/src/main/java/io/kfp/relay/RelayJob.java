@@ -139,24 +139,20 @@ public final class RelayJob {
 
     /** Builds and runs the job until it ends (never, for an unbounded Kafka source). */
     public JobExecutionResult execute() throws Exception {
-        StreamExecutionEnvironment env = environment();
-        defineWorkflow(env);
-        return env.execute(config.get(io.kfp.common.config.JobOptions.NAME));
+        return StreamEnvironments.execute(config, jobSettings(), this::defineWorkflow);
     }
 
     /** Builds and submits the job, returning at once (tests and tools that manage the job). */
     public JobClient executeAsync() throws Exception {
-        StreamExecutionEnvironment env = environment();
-        defineWorkflow(env);
-        return env.executeAsync(config.get(io.kfp.common.config.JobOptions.NAME));
+        return StreamEnvironments.executeAsync(config, jobSettings(), this::defineWorkflow);
     }
 
-    private StreamExecutionEnvironment environment() {
+    private static Configuration jobSettings() {
         // Records are never held after being passed on, so chained operators may share them
         // instead of copying each one.
-        Configuration jobSettings = new Configuration();
-        jobSettings.set(PipelineOptions.OBJECT_REUSE, true);
-        return StreamEnvironments.forJob(config, jobSettings);
+        Configuration settings = new Configuration();
+        settings.set(PipelineOptions.OBJECT_REUSE, true);
+        return settings;
     }
 
     /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */

@@ -2,10 +2,9 @@ package io.kfp.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
 import java.nio.charset.StandardCharsets;
@@ -45,9 +44,7 @@ class RelayJobTest {
                 "--source.topics", "in", "--sink.topic", "out", "--job.parallelism", "2",
                 "--checkpoint.dir", "target/checkpoints", "--checkpoint.savepoint-dir", "target/savepoints"));
         all.addAll(List.of(args));
-        ConfigLoader.Loaded loaded =
-                ConfigLoader.load(all.toArray(String[]::new), Map.of(), RelayJob.SPEC.defaults(), RelayJob.SPEC.groups());
-        return ConfigValidator.validate(loaded.raw(), RelayJob.SPEC.groups(), loaded.syntaxProblems());
+        return TestConfigs.validated(RelayJob.SPEC, all.toArray(String[]::new));
     }
 
     private static List<RelayRecord> input(int n) {

@@ -3,6 +3,7 @@ package io.kfp.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.kafka.TopicRecordSerializer;
+import io.kfp.common.testing.FakeSinkContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,6 @@ import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
-import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -85,7 +85,7 @@ class RelayRecordTest {
 
         TopicRecordSerializer<RelayRecord> serializer =
                 new TopicRecordSerializer<>("out", new RelayedFields(), null, true);
-        ProducerRecord<byte[], byte[]> outgoing = serializer.serialize(read.get(0), context(8), 999L);
+        ProducerRecord<byte[], byte[]> outgoing = serializer.serialize(read.get(0), new FakeSinkContext(8), 999L);
         assertThat(outgoing.key()).isEqualTo(original.key);
         assertThat(outgoing.value()).isEqualTo(original.value);
         assertThat(outgoing.timestamp()).isEqualTo(original.timestamp);
@@ -104,28 +104,5 @@ class RelayRecordTest {
                 .hasMessageContaining("input partition 2")
                 .hasMessageContaining("'out' has only 2 partitions")
                 .hasMessageContaining("relay.same-partition=false");
-    }
-
-    static KafkaRecordSerializationSchema.KafkaSinkContext context(int partitions) {
-        int[] ids = new int[partitions];
-        for (int i = 0; i < partitions; i++) {
-            ids[i] = i;
-        }
-        return new KafkaRecordSerializationSchema.KafkaSinkContext() {
-            @Override
-            public int getParallelInstanceId() {
-                return 0;
-            }
-
-            @Override
-            public int getNumberOfParallelInstances() {
-                return 1;
-            }
-
-            @Override
-            public int[] getPartitionsForTopic(String topic) {
-                return ids;
-            }
-        };
     }
 }

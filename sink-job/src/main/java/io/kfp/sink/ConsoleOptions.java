@@ -3,6 +3,7 @@ package io.kfp.sink;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.Escapes;
 import io.kfp.common.config.OptionGroup;
 import java.time.Duration;
 import java.util.List;
@@ -92,31 +93,12 @@ public final class ConsoleOptions implements OptionGroup {
         if (flush.compareTo(Duration.ofMillis(1)) < 0 || flush.compareTo(Duration.ofMinutes(1)) > 0) {
             problems.add(FLUSH_INTERVAL.key(), "must be between 1 ms and 1 min.", "use e.g. 200 ms.");
         }
-        String separator = unescape(config.get(SEPARATOR));
+        String separator = Escapes.unescape(config.get(SEPARATOR));
         if (separator.contains("\n")) {
             problems.add(
                     SEPARATOR.key(),
                     "a separator with a line break would split one record over several lines.",
                     "use e.g. \\t, ' | ' or ','.");
         }
-    }
-
-    /** {@code \t}, {@code \n} and {@code \\} in a typed separator become the characters. */
-    static String unescape(String typed) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < typed.length(); i++) {
-            char c = typed.charAt(i);
-            if (c == '\\' && i + 1 < typed.length()) {
-                char next = typed.charAt(i + 1);
-                switch (next) {
-                    case 't' -> { out.append('\t'); i++; continue; }
-                    case 'n' -> { out.append('\n'); i++; continue; }
-                    case '\\' -> { out.append('\\'); i++; continue; }
-                    default -> { }
-                }
-            }
-            out.append(c);
-        }
-        return out.toString();
     }
 }

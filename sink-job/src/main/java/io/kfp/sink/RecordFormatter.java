@@ -1,5 +1,6 @@
 package io.kfp.sink;
 
+import io.kfp.common.config.Escapes;
 import java.io.Serializable;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,7 +47,7 @@ public final class RecordFormatter implements Serializable {
                 config.get(ConsoleOptions.PRINT_OFFSET),
                 config.get(ConsoleOptions.PRINT_HEADERS),
                 config.get(ConsoleOptions.PRINT_KEY),
-                ConsoleOptions.unescape(config.get(ConsoleOptions.SEPARATOR)),
+                Escapes.unescape(config.get(ConsoleOptions.SEPARATOR)),
                 config.get(ConsoleOptions.NULL_LITERAL));
     }
 

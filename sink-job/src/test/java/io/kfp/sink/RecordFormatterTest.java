@@ -1,5 +1,6 @@
 package io.kfp.sink;
 
+import io.kfp.common.config.Escapes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -56,8 +57,8 @@ class RecordFormatterTest {
 
     @Test
     void separatorsUnderstandEscapes() {
-        assertThat(ConsoleOptions.unescape("\\t")).isEqualTo("\t");
-        assertThat(ConsoleOptions.unescape(" \\\\ ")).isEqualTo(" \\ ");
-        assertThat(ConsoleOptions.unescape("a\\qb")).isEqualTo("a\\qb");
+        assertThat(Escapes.unescape("\\t")).isEqualTo("\t");
+        assertThat(Escapes.unescape(" \\\\ ")).isEqualTo(" \\ ");
+        assertThat(Escapes.unescape("a\\qb")).isEqualTo("a\\qb");
     }
 }

@@ -2,9 +2,8 @@ package io.kfp.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.config.ConfigLoader;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.ListSource;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -12,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -51,9 +49,7 @@ class SinkJobTest {
         List<String> all = new ArrayList<>(List.of("--source.topics", "in", "--job.parallelism", "2",
                 "--checkpoint.dir", "target/checkpoints"));
         all.addAll(List.of(args));
-        ConfigLoader.Loaded loaded =
-                ConfigLoader.load(all.toArray(String[]::new), Map.of(), SinkJob.SPEC.defaults(), SinkJob.SPEC.groups());
-        return ConfigValidator.validate(loaded.raw(), SinkJob.SPEC.groups(), loaded.syntaxProblems());
+        return TestConfigs.validated(SinkJob.SPEC, all.toArray(String[]::new));
     }
 
     @Test

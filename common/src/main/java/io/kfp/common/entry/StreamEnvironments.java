@@ -2,6 +2,9 @@ package io.kfp.common.entry;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.checkpoint.FaultTolerance;
+import io.kfp.common.config.JobOptions;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -21,6 +24,22 @@ public final class StreamEnvironments {
      */
     public static StreamExecutionEnvironment forJob(ReadableConfig config) {
         return forJob(config, new Configuration());
+    }
+
+    /** Builds {@code workflow} in the job's environment and runs it until it ends. */
+    public static JobExecutionResult execute(ReadableConfig config, Configuration jobSettings, Workflow workflow)
+            throws Exception {
+        StreamExecutionEnvironment env = forJob(config, jobSettings);
+        workflow.defineWorkflow(env);
+        return env.execute(config.get(JobOptions.NAME));
+    }
+
+    /** Builds {@code workflow} in the job's environment and submits it without waiting. */
+    public static JobClient executeAsync(ReadableConfig config, Configuration jobSettings, Workflow workflow)
+            throws Exception {
+        StreamExecutionEnvironment env = forJob(config, jobSettings);
+        workflow.defineWorkflow(env);
+        return env.executeAsync(config.get(JobOptions.NAME));
     }
 
     /** Like {@link #forJob(ReadableConfig)}, plus Flink settings the job itself needs. */

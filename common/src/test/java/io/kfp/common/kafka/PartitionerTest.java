@@ -2,6 +2,7 @@ package io.kfp.common.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.FakeSinkContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,23 +56,7 @@ class PartitionerTest {
                         return element.getBytes(StandardCharsets.UTF_8);
                     }
                 };
-        KafkaRecordSerializationSchema.KafkaSinkContext context =
-                new KafkaRecordSerializationSchema.KafkaSinkContext() {
-                    @Override
-                    public int getParallelInstanceId() {
-                        return 0;
-                    }
-
-                    @Override
-                    public int getNumberOfParallelInstances() {
-                        return 1;
-                    }
-
-                    @Override
-                    public int[] getPartitionsForTopic(String topic) {
-                        return PARTITIONS;
-                    }
-                };
+        KafkaRecordSerializationSchema.KafkaSinkContext context = new FakeSinkContext(4);
 
         TopicRecordSerializer<String> withTimestamps =
                 new TopicRecordSerializer<>("out", fields, SinkPartitioner.ROUND_ROBIN.create(), true);
