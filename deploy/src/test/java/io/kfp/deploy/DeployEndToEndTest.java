@@ -1,0 +1,391 @@
+package io.kfp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's path, for real: deploy/bin/kfp starts a Kafka broker and a standalone Flink
+ * cluster (separate JVMs), submits the three job jars through Flink's CLI, lines go in by TCP and
+ * come out of the sink's TaskManager stdout; then, with the relay busy, TaskManagers are killed
+ * with -9 and replaced, the relay is stopped with a savepoint and resumed, and the output topic is
+ * checked record by record. Everything started is stopped by PID afterwards, also on failure.
+ */
+class DeployEndToEndTest {
+
+    static final Path KFP = Path.of("bin", "kfp").toAbsolutePath();
+    static final Path RUN = Path.of("target", "e2e-run").toAbsolutePath();
+    static final Map<String, String> ENV = new HashMap<>();
+    static String bootstrap;
+    static final int LINES = 1_000;
+    static final int RECORDS = 200_000;
+    static final int KILLS = 3;
+
+    @BeforeAll
+    static void startKafkaAndCluster() throws Exception {
+        deleteTree(RUN);
+        ENV.put("KFP_RUN_DIR", RUN.toString());
+        ENV.put("KFP_KAFKA_PORT", String.valueOf(freePort()));
+        ENV.put("KFP_CONTROLLER_PORT", String.valueOf(freePort()));
+        ENV.put("KFP_REST_PORT", String.valueOf(freePort()));
+        ENV.put("KFP_RPC_PORT", String.valueOf(freePort()));
+        int prom = freePort();
+        ENV.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
+        bootstrap = "127.0.0.1:" + ENV.get("KFP_KAFKA_PORT");
+        kfp("kafka", "start");
+        kfp("cluster", "start");
+        kfp("topics", "create");
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        // By PID, via kfp; each step even if an earlier one failed.
+        for (String[] step : new String[][] {{"cluster", "stop"}, {"kafka", "stop"}}) {
+            try {
+                kfp(step);
+            } catch (AssertionError | Exception e) {
+                System.err.println("stopping: " + e);
+            }
+        }
+    }
+
+    @Test
+    void linesReachTheConsoleAndTheRelaySurvivesKillsAndASavepointExactlyOnce() throws Exception {
+        List<String> overrides = List.of("--kafka.bootstrap-servers", bootstrap, "--checkpoint.interval", "1 s");
+        try (ServerSocket lineServer = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+            submit("relay", overrides);
+            submit("sink", overrides);
+            submit("ingest", overrides, "--ingest.endpoints", "127.0.0.1:" + lineServer.getLocalPort());
+
+            // 1. Lines typed into a socket come out of the sink, on the TaskManagers' stdout.
+            List<String> lines = new ArrayList<>();
+            try (Socket ingest = lineServer.accept(); OutputStream out = ingest.getOutputStream()) {
+                StringBuilder text = new StringBuilder();
+                for (int i = 0; i < LINES; i++) {
+                    lines.add("line-" + i);
+                    text.append("line-").append(i).append('\n');
+                }
+                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
+                assertThat(printed()).containsExactlyInAnyOrderElementsOf(lines);
+                assertThat(values(true)).containsExactlyInAnyOrderElementsOf(lines);
+            }
+
+            // 2. The relay, busy, loses TaskManagers to kill -9; a new one is started each time.
+            AtomicBoolean producing = new AtomicBoolean(true);
+            int[] produced = {0};
+            Thread producer = new Thread(() -> produce(producing, produced), "e2e-producer");
+            producer.start();
+            List<Double> recoverySeconds = new ArrayList<>();
+            try {
+                await("the relay to be busy", Duration.ofMinutes(1), () -> produced[0] > 20_000);
+                for (int kill = 1; kill <= KILLS; kill++) {
+                    recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
+                }
+            } finally {
+                await("all records produced", Duration.ofMinutes(3), () -> produced[0] >= RECORDS || !producer.isAlive());
+                producing.set(false);
+                producer.join(60_000);
+            }
+
+            // 3. Stop the relay with a savepoint, resume it, produce more.
+            String savepoint = kfp("stop", "relay", "--savepoint", RUN.resolve("savepoints").toString()).trim();
+            long savepointBytes = size(Path.of(savepoint.replaceFirst("^file:", "")));
+            List<String> resume = new ArrayList<>(List.of("resume", "relay", "--from", savepoint));
+            resume.addAll(overrides);
+            kfp(resume.toArray(String[]::new));
+            int total = produced[0] + 10_000;
+            produceRange(produced[0], total);
+
+            await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
+            List<String> committed = values(true);
+            long uncommitted = values(false).size();
+            Map<String, Integer> counts = new HashMap<>();
+            committed.forEach(v -> counts.merge(v, 1, Integer::sum));
+            long duplicates = counts.values().stream().filter(c -> c > 1).mapToLong(c -> c - 1).sum();
+            long gaps = 0;
+            for (int i = 0; i < total; i++) {
+                if (!counts.containsKey("seq-" + i)) {
+                    gaps++;
+                }
+            }
+            double[] sorted = recoverySeconds.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            System.out.printf("deploy e2e: lines=%d, relayed records=%d, kill -9 recoveries (s)=%s (median %.1f, max %.1f),"
+                            + " savepoint=%d bytes, aborted records seen with read_uncommitted=%d, duplicates=%d, gaps=%d%n",
+                    LINES, total, recoverySeconds, sorted[sorted.length / 2], sorted[sorted.length - 1], savepointBytes,
+                    uncommitted - committed.size(), duplicates, gaps);
+            assertThat(duplicates).as("duplicates").isZero();
+            assertThat(gaps).as("gaps").isZero();
+            assertThat(committed).hasSize(LINES + total);
+        }
+    }
+
+    /**
+     * Kills (-9) a TaskManager running relay tasks, starts a replacement, and returns the seconds
+     * from the kill until the relay, having noticed the failure, committed input again on every
+     * partition (its consumer offsets are committed with each completed checkpoint).
+     */
+    private static double killBusyTaskManagerAndMeasure(int kill) throws Exception {
+        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String jobId = kfpTool("job-id", rest, "relay-job").trim();
+        int failuresBefore = failures(rest, jobId);
+        Path pidFile = RUN.resolve("pid").resolve("taskmanager-" + busyTaskManager() + ".pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        long killedAt = System.nanoTime();
+        new ProcessBuilder("kill", "-9", String.valueOf(pid)).inheritIO().start().waitFor();
+        await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
+        Map<TopicPartition, Long> atFailure = groupOffsets();
+        await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
+            Map<TopicPartition, Long> now = groupOffsets();
+            return !atFailure.isEmpty() && atFailure.entrySet().stream()
+                    .allMatch(e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
+        });
+        double seconds = (System.nanoTime() - killedAt) / 1e9;
+        kfp("taskmanager", "start", String.valueOf(3 + kill)); // the replacement becomes the new spare
+        await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
+        return Math.round(seconds * 10) / 10.0;
+    }
+
+    /** How many failures the job's exception history holds. */
+    private static int failures(String rest, String jobId) {
+        try {
+            String body = get(rest + "/jobs/" + jobId + "/exceptions?maxExceptions=100");
+            int count = 0;
+            int at = body.indexOf("\"exceptionHistory\"");
+            if (at < 0) {
+                return 0;
+            }
+            java.util.regex.Matcher entry = java.util.regex.Pattern.compile("\"exceptionName\":").matcher(body.substring(at));
+            while (entry.find()) {
+                count++;
+            }
+            return count;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The number N of the TaskManager (tm-N) that runs the relay's first subtask. */
+    private static String busyTaskManager() throws Exception {
+        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String jobId = kfpTool("job-id", rest, "relay-job").trim();
+        String job = get(rest + "/jobs/" + jobId);
+        java.util.regex.Matcher vertex = java.util.regex.Pattern.compile("\"id\":\"([0-9a-f]{32})\"").matcher(
+                job.substring(job.indexOf("\"vertices\"")));
+        assertThat(vertex.find()).isTrue();
+        String tms = get(rest + "/jobs/" + jobId + "/vertices/" + vertex.group(1) + "/taskmanagers");
+        java.util.regex.Matcher tm = java.util.regex.Pattern.compile("\"taskmanager-id\":\"tm-(\\d+)\"").matcher(tms);
+        assertThat(tm.find()).as("a TaskManager running the relay in " + tms).isTrue();
+        return tm.group(1);
+    }
+
+    private static int registeredTaskManagers() {
+        try {
+            return Integer.parseInt(kfpTool("taskmanagers", "http://127.0.0.1:" + ENV.get("KFP_REST_PORT")).trim());
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    private static Map<TopicPartition, Long> groupOffsets() {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            admin.listConsumerGroupOffsets("kfp.relay-job.default").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .forEach((tp, o) -> offsets.put(tp, o == null ? -1L : o.offset()));
+            return offsets;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long relayedSequenceNumbers() {
+        return values(true).stream().filter(v -> v.startsWith("seq-")).distinct().count();
+    }
+
+    private static void produce(AtomicBoolean producing, int[] produced) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            while (producing.get() && produced[0] < RECORDS) {
+                int i = produced[0];
+                producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
+                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
+                produced[0] = i + 1;
+                if (i % 100 == 0) {
+                    // About 5,000 records/s, so input keeps arriving on every partition through
+                    // the kills (the relay would copy 200,000 pre-produced records in seconds).
+                    Thread.sleep(20);
+                }
+            }
+            producer.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void produceRange(int from, int to) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = from; i < to; i++) {
+                producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
+                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        props.setProperty("acks", "all");
+        // One request in flight keeps order without the idempotent producer (see integration-tests' Topics).
+        props.setProperty("enable.idempotence", "false");
+        props.setProperty("max.in.flight.requests.per.connection", "1");
+        props.setProperty("linger.ms", "5");
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static Admin admin() {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        return Admin.create(props);
+    }
+
+    /** Every value of topic relayed up to its end offsets, at the given isolation level. */
+    static List<String> values(boolean committedOnly) {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
+        props.setProperty("enable.auto.commit", "false");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor("relayed", Duration.ofSeconds(30)).forEach(p -> partitions.add(new TopicPartition("relayed", p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            List<String> values = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+            return values;
+        }
+    }
+
+    /** The sink's printed lines: the TaskManagers' stdout files. */
+    static List<String> printed() {
+        List<String> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.list(RUN.resolve("log"))) {
+            for (Path f : files.filter(p -> p.getFileName().toString().matches("taskmanager-\\d+\\.out")).toList()) {
+                Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("line-")).forEach(lines::add);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return lines;
+    }
+
+    private static void submit(String job, List<String> overrides, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("submit", job, "--checkpoint.dir", RUN.resolve("checkpoints").resolve(job).toString()));
+        args.addAll(overrides);
+        args.addAll(Arrays.asList(extra));
+        assertThat(kfp(args.toArray(String[]::new)).trim()).matches("[0-9a-f]{32}");
+    }
+
+    /** Runs deploy/bin/kfp; fails with its output if it exits non-zero. */
+    static String kfp(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
+        command.addAll(Arrays.asList(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(ENV);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        assertThat(process.exitValue()).as("kfp " + String.join(" ", args) + "\n" + output).isZero();
+        return output.lines().filter(l -> !l.startsWith("[") && !l.isBlank()).reduce((a, b) -> b).orElse("");
+    }
+
+    static String kfpTool(String... args) throws Exception {
+        Path classes = Path.of("target", "classes").toAbsolutePath();
+        String classpath = classes + ":" + Path.of("target", "dist", "kafka", "libs").toAbsolutePath() + "/*";
+        List<String> command = new ArrayList<>(List.of("java", "-cp", classpath, "io.kfp.deploy.KfpTool"));
+        command.addAll(Arrays.asList(args));
+        Process process = new ProcessBuilder(command).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor(1, TimeUnit.MINUTES);
+        return output;
+    }
+
+    private static String get(String url) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static long size(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
