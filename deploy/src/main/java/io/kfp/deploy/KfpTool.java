@@ -7,17 +7,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -26,7 +21,6 @@ import org.apache.kafka.common.errors.TopicExistsException;
  *
  * <pre>
  *   create-topics BOOTSTRAP PARTITIONS TOPIC...   create missing topics, wait for their leaders
- *   committed-count BOOTSTRAP TOPIC               records visible to read_committed consumers
  *   taskmanagers REST_URL                         how many TaskManagers are registered (0 if none answers)
  *   jobs REST_URL                                 one line per job: id, state, name
  *   job-id REST_URL NAME                          the running job of that name
@@ -42,25 +36,29 @@ public final class KfpTool {
         }
         switch (args[0]) {
             case "create-topics" -> createTopics(args[1], Integer.parseInt(args[2]), List.of(args).subList(3, args.length));
-            case "committed-count" -> System.out.println(committedCount(args[1], args[2]));
             case "taskmanagers" -> System.out.println(taskManagers(args[1]));
             case "jobs" -> jobs(args[1]).forEach(j -> System.out.println(j.id + " " + j.state + " " + j.name));
             case "job-id" -> {
-                String id = jobs(args[1]).stream()
+                List<String> ids = jobs(args[1]).stream()
                         .filter(j -> j.name.equals(args[2]) && !isTerminal(j.state))
-                        .map(j -> j.id).findFirst().orElse(null);
-                if (id == null) {
-                    System.err.println("no running job named " + args[2]);
+                        .map(j -> j.id).toList();
+                if (ids.isEmpty()) {
+                    System.err.println("kfp: no running job named " + args[2] + " (kfp status lists the jobs).");
                     System.exit(1);
                 }
-                System.out.println(id);
+                if (ids.size() > 1) {
+                    System.err.println("kfp: " + ids.size() + " running jobs are named " + args[2] + ": " + ids
+                            + ". Cancel the extra ones by id (flink cancel ID), or give each its own job.name.");
+                    System.exit(1);
+                }
+                System.out.println(ids.get(0));
             }
             default -> usage();
         }
     }
 
     private static void usage() {
-        System.err.println("usage: KfpTool create-topics|committed-count|jobs|job-id ...");
+        System.err.println("usage: KfpTool create-topics|taskmanagers|jobs|job-id ...");
         System.exit(2);
     }
 
@@ -93,19 +91,6 @@ public final class KfpTool {
                 }
                 Thread.sleep(100);
             }
-        }
-    }
-
-    /** Sum over partitions of the last stable offsets: an upper bound including aborted records. */
-    static long committedCount(String bootstrap, String topic) throws Exception {
-        try (Admin admin = admin(bootstrap)) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
-                    .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
-            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
-            partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
-            return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                    .get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
         }
     }
 

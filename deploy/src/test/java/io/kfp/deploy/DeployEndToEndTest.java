@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -57,8 +58,12 @@ class DeployEndToEndTest {
 
     @BeforeAll
     static void startKafkaAndCluster() throws Exception {
-        deleteTree(RUN);
         ENV.put("KFP_RUN_DIR", RUN.toString());
+        if (Files.isDirectory(RUN.resolve("pid"))) {
+            // An earlier run that was aborted: stop its processes by their PID files first.
+            stopEverything();
+        }
+        deleteTree(RUN);
         ENV.put("KFP_KAFKA_PORT", String.valueOf(freePort()));
         ENV.put("KFP_CONTROLLER_PORT", String.valueOf(freePort()));
         ENV.put("KFP_REST_PORT", String.valueOf(freePort()));
@@ -72,7 +77,7 @@ class DeployEndToEndTest {
     }
 
     @AfterAll
-    static void stopEverything() throws Exception {
+    static void stopEverything() {
         // By PID, via kfp; each step even if an earlier one failed.
         for (String[] step : new String[][] {{"cluster", "stop"}, {"kafka", "stop"}}) {
             try {
@@ -85,7 +90,8 @@ class DeployEndToEndTest {
 
     @Test
     void linesReachTheConsoleAndTheRelaySurvivesKillsAndASavepointExactlyOnce() throws Exception {
-        List<String> overrides = List.of("--kafka.bootstrap-servers", bootstrap, "--checkpoint.interval", "1 s");
+        // kfp itself points the jobs at its broker (KFP_KAFKA_PORT) and run directory (KFP_RUN_DIR).
+        List<String> overrides = List.of("--checkpoint.interval", "1 s");
         try (ServerSocket lineServer = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             submit("relay", overrides);
             submit("sink", overrides);
@@ -108,20 +114,24 @@ class DeployEndToEndTest {
 
             // 2. The relay, busy, loses TaskManagers to kill -9; a new one is started each time.
             AtomicBoolean producing = new AtomicBoolean(true);
-            int[] produced = {0};
+            AtomicInteger produced = new AtomicInteger();
             Thread producer = new Thread(() -> produce(producing, produced), "e2e-producer");
             producer.start();
             List<Double> recoverySeconds = new ArrayList<>();
             try {
-                await("the relay to be busy", Duration.ofMinutes(1), () -> produced[0] > 20_000);
+                await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
                 for (int kill = 1; kill <= KILLS; kill++) {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
             } finally {
-                await("all records produced", Duration.ofMinutes(3), () -> produced[0] >= RECORDS || !producer.isAlive());
+                // Never hide the failure that brought us here: stop producing, do not wait for it.
+                if (recoverySeconds.size() < KILLS) {
+                    producing.set(false);
+                }
+                producer.join(TimeUnit.MINUTES.toMillis(3));
                 producing.set(false);
-                producer.join(60_000);
             }
+            assertThat(produced.get()).as("records produced").isEqualTo(RECORDS);
 
             // 3. Stop the relay with a savepoint, resume it, produce more.
             String savepoint = kfp("stop", "relay", "--savepoint", RUN.resolve("savepoints").toString()).trim();
@@ -129,8 +139,8 @@ class DeployEndToEndTest {
             List<String> resume = new ArrayList<>(List.of("resume", "relay", "--from", savepoint));
             resume.addAll(overrides);
             kfp(resume.toArray(String[]::new));
-            int total = produced[0] + 10_000;
-            produceRange(produced[0], total);
+            int total = produced.get() + 10_000;
+            produceRange(produced.get(), total);
 
             await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
             List<String> committed = values(true);
@@ -237,13 +247,13 @@ class DeployEndToEndTest {
         return values(true).stream().filter(v -> v.startsWith("seq-")).distinct().count();
     }
 
-    private static void produce(AtomicBoolean producing, int[] produced) {
+    private static void produce(AtomicBoolean producing, AtomicInteger produced) {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            while (producing.get() && produced[0] < RECORDS) {
-                int i = produced[0];
+            while (producing.get() && produced.get() < RECORDS) {
+                int i = produced.get();
                 producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
-                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
-                produced[0] = i + 1;
+                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)), FAIL_ON_SEND_ERROR);
+                produced.incrementAndGet();
                 if (i % 100 == 0) {
                     // About 5,000 records/s, so input keeps arriving on every partition through
                     // the kills (the relay would copy 200,000 pre-produced records in seconds).
@@ -260,11 +270,20 @@ class DeployEndToEndTest {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = from; i < to; i++) {
                 producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
-                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
+                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)), FAIL_ON_SEND_ERROR);
             }
             producer.flush();
         }
+        assertThat(SEND_ERRORS.get()).as("records the test failed to produce").isZero();
     }
+
+    /** Input that failed to be written (or was retried) would look like the relay's fault. */
+    static final AtomicInteger SEND_ERRORS = new AtomicInteger();
+    static final org.apache.kafka.clients.producer.Callback FAIL_ON_SEND_ERROR = (metadata, error) -> {
+        if (error != null) {
+            SEND_ERRORS.incrementAndGet();
+        }
+    };
 
     private static KafkaProducer<byte[], byte[]> producer() {
         Properties props = new Properties();
@@ -274,6 +293,7 @@ class DeployEndToEndTest {
         props.setProperty("enable.idempotence", "false");
         props.setProperty("max.in.flight.requests.per.connection", "1");
         props.setProperty("linger.ms", "5");
+        props.setProperty("retries", "0"); // a retry could duplicate input; errors are counted instead
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -320,23 +340,18 @@ class DeployEndToEndTest {
     }
 
     private static void submit(String job, List<String> overrides, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("submit", job, "--checkpoint.dir", RUN.resolve("checkpoints").resolve(job).toString()));
+        List<String> args = new ArrayList<>(List.of("submit", job));
         args.addAll(overrides);
         args.addAll(Arrays.asList(extra));
         assertThat(kfp(args.toArray(String[]::new)).trim()).matches("[0-9a-f]{32}");
     }
 
-    /** Runs deploy/bin/kfp; fails with its output if it exits non-zero. */
+    /** Runs deploy/bin/kfp; returns its last output line; fails with its output on exit != 0. */
     static String kfp(String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
         command.addAll(Arrays.asList(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(ENV);
-        Process process = builder.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        assertThat(process.exitValue()).as("kfp " + String.join(" ", args) + "\n" + output).isZero();
-        return output.lines().filter(l -> !l.startsWith("[") && !l.isBlank()).reduce((a, b) -> b).orElse("");
+        String output = run(command, Duration.ofMinutes(5), true);
+        return output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
     }
 
     static String kfpTool(String... args) throws Exception {
@@ -344,10 +359,32 @@ class DeployEndToEndTest {
         String classpath = classes + ":" + Path.of("target", "dist", "kafka", "libs").toAbsolutePath() + "/*";
         List<String> command = new ArrayList<>(List.of("java", "-cp", classpath, "io.kfp.deploy.KfpTool"));
         command.addAll(Arrays.asList(args));
-        Process process = new ProcessBuilder(command).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        process.waitFor(1, TimeUnit.MINUTES);
-        return output;
+        return run(command, Duration.ofMinutes(1), true);
+    }
+
+    /**
+     * Runs a command with only this test's settings in its environment (a developer's FLINK_HOME,
+     * KAFKA_BOOTSTRAP or KFP_* must not leak in), output to a file so a hung process is noticed,
+     * and destroyed if it does not end in time.
+     */
+    private static String run(List<String> command, Duration timeout, boolean mustSucceed) throws Exception {
+        Files.createDirectories(RUN);
+        Path output = Files.createTempFile(RUN, "cmd-", ".out");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("KFP_") || k.equals("FLINK_HOME") || k.equals("KAFKA_BOOTSTRAP"));
+        builder.environment().putAll(ENV);
+        Process process = builder.start();
+        boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!ended) {
+            process.destroyForcibly().waitFor();
+        }
+        String text = Files.readString(output, StandardCharsets.UTF_8);
+        Files.delete(output);
+        assertThat(ended).as(String.join(" ", command) + " did not end within " + timeout + "\n" + text).isTrue();
+        if (mustSucceed) {
+            assertThat(process.exitValue()).as(String.join(" ", command) + "\n" + text).isZero();
+        }
+        return text;
     }
 
     private static String get(String url) throws Exception {

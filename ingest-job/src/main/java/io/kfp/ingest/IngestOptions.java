@@ -12,6 +12,7 @@ import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.UnsupportedCharsetException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
@@ -182,6 +183,12 @@ public final class IngestOptions implements OptionGroup {
         Charset charset = null;
         try {
             charset = Charset.forName(config.get(CHARSET));
+            if (!Arrays.equals("\n".getBytes(charset), new byte[] {'\n'})) {
+                // Lines are cut on bytes: UTF-16/32 (and their byte-order marks) would never match.
+                problems.add(CHARSET.key(), "is not ASCII-compatible, so lines cannot be cut on bytes.",
+                        "use UTF-8, ISO-8859-1, windows-1252 or another ASCII-compatible charset.");
+                charset = null;
+            }
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
             problems.add(CHARSET.key(), "not a charset this JVM knows.", "use e.g. UTF-8, ISO-8859-1, windows-1252.");
         }

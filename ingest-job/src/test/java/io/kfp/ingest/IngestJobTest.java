@@ -127,6 +127,9 @@ class IngestJobTest {
 
         CapturedRun bad = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.endpoints", "localhost,h:99999",
                 "--ingest.max-retries", "-2", "--ingest.charset", "UTF-9");
+        CapturedRun utf16 = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.charset", "UTF-16");
+        assertThat(utf16.exitCode()).isEqualTo(2);
+        assertThat(utf16.err()).contains("not ASCII-compatible");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err())
                 .contains("'localhost' is not host:port", "the port must be between 1 and 65535")

@@ -43,6 +43,10 @@ public final class LocalPipeline {
     /** One partition and one ingest writer, so lines come out in the order they were typed. */
     static final int PARTITIONS = 1;
     static final List<JobSpec> JOBS = List.of(IngestJob.SPEC, RelayJob.SPEC, SinkJob.SPEC);
+    /** Options the launcher sets for the pipeline to hang together; users cannot change them here. */
+    static final Set<String> WIRING = Set.of(
+            "kafka.bootstrap-servers", "source.topics", "source.topic-pattern", "sink.topic",
+            "ingest.endpoints", "checkpoint.dir", "checkpoint.savepoint-dir");
 
     private LocalPipeline() {}
 
@@ -67,7 +71,9 @@ public final class LocalPipeline {
             return 0;
         }
 
-        Path work = launcher.workDir.toAbsolutePath();
+        // A fresh directory of our own inside --work-dir: the only thing deleted on exit.
+        Files.createDirectories(launcher.workDir);
+        Path work = Files.createTempDirectory(launcher.workDir.toAbsolutePath(), "pipeline-");
         List<AutoCloseable> started = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -83,7 +89,13 @@ public final class LocalPipeline {
         kafka.createTopics(PARTITIONS, INPUT_TOPIC, OUTPUT_TOPIC);
         EmbeddedFlink flink = EmbeddedFlink.start(8, 2);
         started.add(flink);
-        LineHub hub = LineHub.start(launcher.port);
+        LineHub hub;
+        try {
+            hub = LineHub.start(launcher.port);
+        } catch (java.net.BindException e) {
+            err.println("local pipeline: port " + launcher.port + " is in use; pass --port with another one (0 = any free port).");
+            return 2;
+        }
         started.add(hub);
         started.add(flink::cancelAll); // stopped in reverse order: the jobs first
 
@@ -196,7 +208,11 @@ public final class LocalPipeline {
                     }
                     case "work-dir" -> parsed.workDir = Path.of(value);
                     default -> {
-                        if (JOBS.stream().anyMatch(spec -> declares(spec, key))) {
+                        if (WIRING.contains(key)) {
+                            problems.add(new ConfigProblem(key, value, "command line",
+                                    "the local pipeline wires this itself (topics, broker, socket).",
+                                    "remove it; run the jobs one by one (deploy/bin/kfp) to choose it."));
+                        } else if (JOBS.stream().anyMatch(spec -> declares(spec, key))) {
                             parsed.jobOptions.put(key, value);
                         } else {
                             List<String> candidates = new ArrayList<>(known);

@@ -60,14 +60,25 @@ final class LineSplitter {
         }
     }
 
-    /** End of stream: a last line without delimiter is still a line. */
+    /** End of stream: a last line without delimiter is still a line (if not too long). */
     void finish(Lines out) throws IOException {
         if (skipped >= 0) {
-            out.oversized(skipped + matched);
+            out.oversized(skipped);
         } else if (pendingLength > 0) {
-            emit(pending, 0, pendingLength, out);
+            if (effectiveLength(pending, 0, pendingLength) > maxLineLength) {
+                out.oversized(pendingLength);
+            } else {
+                emit(pending, 0, pendingLength, out);
+            }
         }
         reset();
+    }
+
+    /** The connection broke: an unfinished line is not a line. Returns how many bytes were dropped. */
+    long discard() {
+        long dropped = skipped >= 0 ? skipped : pendingLength;
+        reset();
+        return dropped;
     }
 
     private void feedSingleByteDelimiter(byte[] data, int offset, int length, Lines out) throws IOException {

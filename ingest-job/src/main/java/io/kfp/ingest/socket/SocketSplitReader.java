@@ -81,8 +81,18 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             if (closed) {
                 return batch.build();
             }
-            LOG.warn("Lost the connection to {}: {}", split.endpoint(), e.toString());
-            n = -1;
+            long dropped = splitter.discard();
+            closeSocket();
+            if (settings.bounded()) {
+                // A one-shot load that breaks off is incomplete: fail rather than end "successfully".
+                throw new IOException("The connection to " + split.endpoint() + " broke before the peer"
+                        + " finished sending (ingest.bounded=true): " + e + (dropped > 0 ? "; dropped an unfinished line of " + dropped + " bytes" : ""), e);
+            }
+            LOG.warn("Lost the connection to {}: {}{}; reconnecting.", split.endpoint(), e.toString(),
+                    dropped > 0 ? " (dropped an unfinished line of " + dropped + " bytes)" : "");
+            scheduleReconnect();
+            batch.addAll(split, lines);
+            return batch.build();
         }
         if (n < 0) {
             splitter.finish(sink);
@@ -94,10 +104,13 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
                 split = null;
                 return batch.build();
             }
-            LOG.warn("{} closed the connection; reconnecting.", split.endpoint());
-            nextAttemptNanos = System.nanoTime();
+            connectWarning.warn("{} closed the connection; reconnecting.", split.endpoint());
+            scheduleReconnect();
         } else {
             metrics.bytes.inc(n);
+            // Retries count again only once data flowed: a peer that accepts and hangs up at
+            // once must not be reconnected to in a tight loop for ever.
+            failedAttempts = 0;
             splitter.feed(buffer, 0, n, sink);
         }
         batch.addAll(split, lines);
@@ -153,9 +166,14 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             metrics.reconnects.inc();
         }
         everConnected = true;
-        failedAttempts = 0;
         LOG.info("Connected to {}.", endpoint);
         return true;
+    }
+
+    /** After a lost connection: the next attempt after the backoff for the attempts so far. */
+    private void scheduleReconnect() {
+        failedAttempts++;
+        nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs(failedAttempts));
     }
 
     /** initial * 2^(attempt-1), at most the maximum. */
