@@ -84,13 +84,26 @@ public final class KfpTool {
             }
             // Producers that meet a partition before its leader is in place can fail badly.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                    .flatMap(d -> d.partitions().stream()).allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+            while (!allLed(admin, topics)) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("partitions of " + topics + " have no leader after 30 s");
                 }
                 Thread.sleep(100);
             }
+        }
+    }
+
+    /** Whether every partition has a leader; a topic the broker does not know yet has none. */
+    private static boolean allLed(Admin admin, List<String> topics) throws Exception {
+        try {
+            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .flatMap(d -> d.partitions().stream())
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw e;
         }
     }
 

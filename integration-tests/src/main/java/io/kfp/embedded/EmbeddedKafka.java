@@ -125,17 +125,27 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            boolean allLed =
-                    admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                            .flatMap(d -> d.partitions().stream())
-                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-            if (allLed) {
+            if (allLed(admin, topics)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("partitions of " + topics + " have no leader after 30 s");
             }
             Thread.sleep(50);
+        }
+    }
+
+    /** Whether every partition has a leader; a topic the broker does not know yet has none. */
+    private static boolean allLed(Admin admin, List<String> topics) throws Exception {
+        try {
+            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .flatMap(d -> d.partitions().stream())
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return false; // created, but its metadata has not reached the broker's cache yet
+            }
+            throw e;
         }
     }
 
