@@ -1,0 +1,146 @@
+package io.kfp.bench;
+
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
+import io.kfp.relay.RelayJob;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * One benchmark case, run in a JVM of its own by {@link Harness}: copies RECORDS records from the
+ * input topic to the output topic (or only produces them) and exits when done.
+ *
+ * <p>Usage: {@code RelayCases CASE BOOTSTRAP INPUT OUTPUT RECORDS}. Cases: producer, copy-loop,
+ * txn-loop-5s, relay-alo-5s, relay-eos-5s, relay-alo-1s, relay-eos-1s.
+ */
+public final class RelayCases {
+
+    private RelayCases() {}
+
+    public static void main(String[] args) throws Exception {
+        String name = args[0];
+        String bootstrap = args[1];
+        String input = args[2];
+        String output = args[3];
+        long records = Long.parseLong(args[4]);
+        switch (name) {
+            case "producer" -> produce(bootstrap, output, records);
+            case "copy-loop" -> copyLoop(bootstrap, input, output, records, null);
+            case "txn-loop-5s" -> copyLoop(bootstrap, input, output, records, Duration.ofSeconds(5));
+            case "relay-alo-5s" -> relay(bootstrap, input, output, "at-least-once", "5 s");
+            case "relay-eos-5s" -> relay(bootstrap, input, output, "exactly-once", "5 s");
+            case "relay-alo-1s" -> relay(bootstrap, input, output, "at-least-once", "1 s");
+            case "relay-eos-1s" -> relay(bootstrap, input, output, "exactly-once", "1 s");
+            default -> throw new IllegalArgumentException("unknown case " + name);
+        }
+    }
+
+    /** The producer settings of the calibration: acks=all, linger 5 ms, 64 KiB batches. */
+    static Properties producerProps(String bootstrap) {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", bootstrap);
+        p.setProperty("acks", "all");
+        p.setProperty("linger.ms", "5");
+        p.setProperty("batch.size", String.valueOf(64 * 1024));
+        return p;
+    }
+
+    /** 8-byte key, 100-byte value starting with the zero-padded sequence number. */
+    static byte[] value(long seq) {
+        byte[] v = new byte[100];
+        java.util.Arrays.fill(v, (byte) 'v');
+        byte[] digits = String.format("%012d", seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(digits, 0, v, 0, digits.length);
+        return v;
+    }
+
+    static byte[] key(long seq) {
+        return String.format("k%07d", seq % 1000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    static void produce(String bootstrap, String topic, long records) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, key(i), value(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    /**
+     * One thread, consume -> produce. With a commit interval: Kafka transactions committing the
+     * consumed offsets with sendOffsetsToTransaction, read_committed input.
+     */
+    static void copyLoop(String bootstrap, String input, String output, long records, Duration commitEvery) {
+        Properties c = new Properties();
+        c.setProperty("bootstrap.servers", bootstrap);
+        c.setProperty("group.id", "bench-" + output);
+        c.setProperty("auto.offset.reset", "earliest");
+        c.setProperty("enable.auto.commit", "false");
+        c.setProperty("isolation.level", "read_committed");
+        c.setProperty("max.poll.records", "5000");
+        Properties p = producerProps(bootstrap);
+        boolean transactional = commitEvery != null;
+        if (transactional) {
+            p.setProperty("transactional.id", "bench-" + output);
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            consumer.subscribe(List.of(input));
+            if (transactional) {
+                producer.initTransactions();
+                producer.beginTransaction();
+            }
+            long copied = 0;
+            long lastCommit = System.nanoTime();
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            while (copied < records) {
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    producer.send(new ProducerRecord<>(output, null, r.timestamp(), r.key(), r.value(), r.headers()));
+                    offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                    copied++;
+                }
+                if (transactional && (System.nanoTime() - lastCommit >= commitEvery.toNanos() || copied >= records)) {
+                    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+                    producer.commitTransaction();
+                    lastCommit = System.nanoTime();
+                    if (copied < records) {
+                        producer.beginTransaction();
+                    }
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** The real relay job, byte-faithful path, parallelism 2, bounded to the input's end. */
+    static void relay(String bootstrap, String input, String output, String guarantee, String interval) throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", bootstrap,
+                "--source.topics", input, "--sink.topic", output,
+                "--source.group-id", "bench-" + output, "--job.instance-id", output,
+                "--source.bounded", "true", "--source.starting-offsets", "earliest",
+                "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
+                "--job.parallelism", "2", "--state.backend", "hashmap",
+                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+        ConfigLoader.Loaded loaded = ConfigLoader.load(args.toArray(String[]::new), Map.of(), RelayJob.SPEC.defaults(), RelayJob.SPEC.groups());
+        Configuration config = ConfigValidator.validate(loaded.raw(), RelayJob.SPEC.groups(), loaded.syntaxProblems());
+        RelayJob.fromConfig(config).execute();
+    }
+}
