@@ -43,7 +43,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class Harness {
 
     static final List<String> CASES = List.of(
-            "producer", "copy-loop", "txn-loop-5s", "relay-alo-5s", "relay-eos-5s", "relay-alo-1s", "relay-eos-1s");
+            "producer", "copy-loop", "txn-loop-5s", "streams-alo", "streams-eos-100ms", "streams-eos-5s",
+            "relay-alo-5s", "relay-eos-5s", "relay-alo-1s", "relay-eos-1s");
     static final long CLK_TCK = 100;
 
     record Run(String name, int round, double recordsPerSecond, double launchToDonePerSecond,

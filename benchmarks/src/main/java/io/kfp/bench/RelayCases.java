@@ -25,7 +25,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * input topic to the output topic (or only produces them) and exits when done.
  *
  * <p>Usage: {@code RelayCases CASE BOOTSTRAP INPUT OUTPUT RECORDS}. Cases: producer, copy-loop,
- * txn-loop-5s, relay-alo-5s, relay-eos-5s, relay-alo-1s, relay-eos-1s.
+ * txn-loop-5s, relay-alo-5s, relay-eos-5s, relay-alo-1s, relay-eos-1s, streams-alo,
+ * streams-eos-100ms, streams-eos-5s.
  */
 public final class RelayCases {
 
@@ -45,6 +46,9 @@ public final class RelayCases {
             case "relay-eos-5s" -> relay(bootstrap, input, output, "exactly-once", "5 s");
             case "relay-alo-1s" -> relay(bootstrap, input, output, "at-least-once", "1 s");
             case "relay-eos-1s" -> relay(bootstrap, input, output, "exactly-once", "1 s");
+            case "streams-alo" -> streams(bootstrap, input, output, records, "at_least_once", 100);
+            case "streams-eos-100ms" -> streams(bootstrap, input, output, records, "exactly_once_v2", 100);
+            case "streams-eos-5s" -> streams(bootstrap, input, output, records, "exactly_once_v2", 5_000);
             default -> throw new IllegalArgumentException("unknown case " + name);
         }
     }
@@ -126,6 +130,41 @@ public final class RelayCases {
                 }
             }
             producer.flush();
+        }
+    }
+
+    /**
+     * A Kafka Streams relay with byte[] serdes and two stream threads (our relay's parallelism). It
+     * counts records as they pass and closes once all went through: closing commits the last
+     * transaction (exactly_once_v2) or flushes (at_least_once).
+     */
+    static void streams(String bootstrap, String input, String output, long records, String guarantee, long commitMs)
+            throws Exception {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", bootstrap);
+        p.setProperty("application.id", "bench-" + output);
+        p.setProperty("processing.guarantee", guarantee);
+        p.setProperty("commit.interval.ms", String.valueOf(commitMs));
+        p.setProperty("num.stream.threads", "2");
+        p.setProperty("state.dir", "benchmarks/target/streams-state");
+        p.setProperty("auto.offset.reset", "earliest");
+        p.setProperty("producer.linger.ms", "5");
+        p.setProperty("producer.batch.size", String.valueOf(64 * 1024));
+        java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(1);
+        org.apache.kafka.streams.StreamsBuilder builder = new org.apache.kafka.streams.StreamsBuilder();
+        org.apache.kafka.common.serialization.Serde<byte[]> bytes = org.apache.kafka.common.serialization.Serdes.ByteArray();
+        builder.stream(input, org.apache.kafka.streams.kstream.Consumed.with(bytes, bytes))
+                .peek((k, v) -> {
+                    if (seen.incrementAndGet() == records) {
+                        all.countDown();
+                    }
+                })
+                .to(output, org.apache.kafka.streams.kstream.Produced.with(bytes, bytes));
+        try (org.apache.kafka.streams.KafkaStreams streams = new org.apache.kafka.streams.KafkaStreams(builder.build(), p)) {
+            streams.start();
+            all.await();
+            streams.close(Duration.ofMinutes(2));
         }
     }
 
