@@ -43,7 +43,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class Harness {
 
     static final List<String> CASES = List.of(
-            "producer", "copy-loop", "txn-loop-5s", "streams-alo", "streams-eos-100ms", "streams-eos-5s",
+            "producer", "ingest-job", "console-producer", "copy-loop", "txn-loop-5s", "streams-alo", "streams-eos-100ms", "streams-eos-5s",
             "relay-alo-5s", "relay-eos-5s", "relay-alo-1s", "relay-eos-1s");
     static final long CLK_TCK = 100;
 

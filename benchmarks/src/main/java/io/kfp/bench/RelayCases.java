@@ -46,6 +46,8 @@ public final class RelayCases {
             case "relay-eos-5s" -> relay(bootstrap, input, output, "exactly-once", "5 s");
             case "relay-alo-1s" -> relay(bootstrap, input, output, "at-least-once", "1 s");
             case "relay-eos-1s" -> relay(bootstrap, input, output, "exactly-once", "1 s");
+            case "ingest-job" -> ingest(bootstrap, output, records);
+            case "console-producer" -> consoleProducer(bootstrap, output, records);
             case "streams-alo" -> streams(bootstrap, input, output, records, "at_least_once", 100);
             case "streams-eos-100ms" -> streams(bootstrap, input, output, records, "exactly_once_v2", 100);
             case "streams-eos-5s" -> streams(bootstrap, input, output, records, "exactly_once_v2", 5_000);
@@ -166,6 +168,71 @@ public final class RelayCases {
             all.await();
             streams.close(Duration.ofMinutes(2));
         }
+    }
+
+    /** Text lines of 100 bytes: the 12-digit sequence number, 87 'v', '\n'; generated as read. */
+    static java.io.InputStream lines(long count) {
+        return new java.io.InputStream() {
+            private final byte[] line = new byte[100];
+            private long next;
+            private int pos = 100;
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (pos == 100) {
+                    if (next == count) {
+                        return -1;
+                    }
+                    byte[] v = value(next++);
+                    System.arraycopy(v, 0, line, 0, 99);
+                    line[99] = '\n';
+                    pos = 0;
+                }
+                int n = Math.min(len, 100 - pos);
+                System.arraycopy(line, pos, b, off, n);
+                pos += n;
+                return n;
+            }
+        };
+    }
+
+    /** The ingest job (bounded, at-least-once) reading the lines from a local socket. */
+    static void ingest(String bootstrap, String output, long records) throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Thread feeder = new Thread(() -> {
+                try (java.net.Socket socket = server.accept(); java.io.OutputStream out = socket.getOutputStream()) {
+                    lines(records).transferTo(out);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, "line-feeder");
+            feeder.start();
+            List<String> args = List.of(
+                    "--kafka.bootstrap-servers", bootstrap, "--sink.topic", output,
+                    "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true",
+                    "--job.parallelism", "2", "--state.backend", "hashmap",
+                    "--checkpoint.dir", "benchmarks/target/checkpoints/" + output);
+            ConfigLoader.Loaded loaded = ConfigLoader.load(args.toArray(String[]::new), Map.of(),
+                    io.kfp.ingest.IngestJob.SPEC.defaults(), io.kfp.ingest.IngestJob.SPEC.groups());
+            Configuration config = ConfigValidator.validate(loaded.raw(), io.kfp.ingest.IngestJob.SPEC.groups(), loaded.syntaxProblems());
+            io.kfp.ingest.IngestJob.fromConfig(config).execute();
+            feeder.join();
+        }
+    }
+
+    /** Kafka's console producer, the same lines on its stdin, the same producer settings. */
+    static void consoleProducer(String bootstrap, String output, long records) throws Exception {
+        System.setIn(lines(records));
+        org.apache.kafka.tools.ConsoleProducer.main(new String[] {
+            "--bootstrap-server", bootstrap, "--topic", output,
+            "--producer-property", "acks=all", "--producer-property", "linger.ms=5",
+            "--producer-property", "batch.size=65536"});
     }
 
     /** The real relay job, byte-faithful path, parallelism 2, bounded to the input's end. */
