@@ -1,7 +1,5 @@
 package io.kfp.bench;
 
-import io.kfp.common.config.ConfigLoader;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.relay.RelayJob;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -218,10 +215,7 @@ public final class RelayCases {
                     "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true",
                     "--job.parallelism", "2", "--state.backend", "hashmap",
                     "--checkpoint.dir", "benchmarks/target/checkpoints/" + output);
-            ConfigLoader.Loaded loaded = ConfigLoader.load(args.toArray(String[]::new), Map.of(),
-                    io.kfp.ingest.IngestJob.SPEC.defaults(), io.kfp.ingest.IngestJob.SPEC.groups());
-            Configuration config = ConfigValidator.validate(loaded.raw(), io.kfp.ingest.IngestJob.SPEC.groups(), loaded.syntaxProblems());
-            io.kfp.ingest.IngestJob.fromConfig(config).execute();
+            io.kfp.ingest.IngestJob.fromConfig(io.kfp.ingest.IngestJob.SPEC.configuration(args.toArray(String[]::new))).execute();
             feeder.join();
         }
     }
@@ -245,8 +239,6 @@ public final class RelayCases {
                 "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
                 "--job.parallelism", "2", "--state.backend", "hashmap",
                 "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
-        ConfigLoader.Loaded loaded = ConfigLoader.load(args.toArray(String[]::new), Map.of(), RelayJob.SPEC.defaults(), RelayJob.SPEC.groups());
-        Configuration config = ConfigValidator.validate(loaded.raw(), RelayJob.SPEC.groups(), loaded.syntaxProblems());
-        RelayJob.fromConfig(config).execute();
+        RelayJob.fromConfig(RelayJob.SPEC.configuration(args.toArray(String[]::new))).execute();
     }
 }

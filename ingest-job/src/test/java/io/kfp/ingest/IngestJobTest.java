@@ -3,7 +3,6 @@ package io.kfp.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.CapturedRun;
-import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ReadmeOptions;
 import io.kfp.ingest.socket.SocketLineSource;
@@ -38,7 +37,7 @@ class IngestJobTest {
     static Configuration config(String... args) {
         List<String> all = new ArrayList<>(List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));
         all.addAll(List.of(args));
-        return TestConfigs.validated(IngestJob.SPEC, all.toArray(String[]::new));
+        return IngestJob.SPEC.configuration(all.toArray(String[]::new));
     }
 
     @Test

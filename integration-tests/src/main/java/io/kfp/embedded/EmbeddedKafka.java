@@ -29,11 +29,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static final long TRANSACTION_MAX_TIMEOUT_MS = Duration.ofHours(1).toMillis();
 
     private final KafkaClusterTestKit cluster;
-    private final Path dataDir;
 
-    private EmbeddedKafka(KafkaClusterTestKit cluster, Path dataDir) {
+    private EmbeddedKafka(KafkaClusterTestKit cluster) {
         this.cluster = cluster;
-        this.dataDir = dataDir;
     }
 
     /** Starts a broker with its data under {@code parentDir}; returns once it serves requests. */
@@ -80,7 +78,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             cluster.close();
             throw e;
         }
-        return new EmbeddedKafka(cluster, dataDir);
+        return new EmbeddedKafka(cluster);
     }
 
     /** Kafka's storage formatter prints its bootstrap records to stdout; nobody needs them. */
@@ -147,10 +145,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    public Path dataDir() {
-        return dataDir;
     }
 
     @Override

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.testing.CapturedRun;
-import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +43,7 @@ class RelayJobTest {
                 "--source.topics", "in", "--sink.topic", "out", "--job.parallelism", "2",
                 "--checkpoint.dir", "target/checkpoints", "--checkpoint.savepoint-dir", "target/savepoints"));
         all.addAll(List.of(args));
-        return TestConfigs.validated(RelayJob.SPEC, all.toArray(String[]::new));
+        return RelayJob.SPEC.configuration(all.toArray(String[]::new));
     }
 
     private static List<RelayRecord> input(int n) {

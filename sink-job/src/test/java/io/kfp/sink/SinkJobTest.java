@@ -3,7 +3,6 @@ package io.kfp.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.CapturedRun;
-import io.kfp.common.testing.TestConfigs;
 import io.kfp.common.testing.ListSource;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -49,7 +48,7 @@ class SinkJobTest {
         List<String> all = new ArrayList<>(List.of("--source.topics", "in", "--job.parallelism", "2",
                 "--checkpoint.dir", "target/checkpoints"));
         all.addAll(List.of(args));
-        return TestConfigs.validated(SinkJob.SPEC, all.toArray(String[]::new));
+        return SinkJob.SPEC.configuration(all.toArray(String[]::new));
     }
 
     @Test

@@ -37,11 +37,4 @@ public final class ConfigProblems {
     public List<ConfigProblem> asList() {
         return List.copyOf(problems);
     }
-
-    /** Throws if any problem was reported. */
-    public void throwIfAny() {
-        if (!problems.isEmpty()) {
-            throw new InvalidConfigurationException(asList());
-        }
-    }
 }

@@ -39,6 +39,18 @@ public record JobSpec(
         preflights = List.copyOf(preflights);
     }
 
+    /**
+     * The job's configuration from command-line arguments alone (defaults, the job's defaults,
+     * {@code --config FILE}, the arguments; no environment), validated as its main would.
+     *
+     * @throws io.kfp.common.config.InvalidConfigurationException listing every problem
+     */
+    public Configuration configuration(String... args) {
+        io.kfp.common.config.ConfigLoader.Loaded loaded =
+                io.kfp.common.config.ConfigLoader.load(args, Map.of(), defaults, groups);
+        return io.kfp.common.config.ConfigValidator.validate(loaded.raw(), groups, loaded.syntaxProblems());
+    }
+
     /** Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka, preflight. */
     public static Builder builder(String command, String description) {
         return new Builder(command, description);

@@ -18,14 +18,6 @@ public final class StreamEnvironments {
 
     private StreamEnvironments() {}
 
-    /**
-     * The environment the job runs in: the cluster's when submitted with {@code flink run}, a
-     * local one otherwise. Our settings override the cluster's defaults for this job only.
-     */
-    public static StreamExecutionEnvironment forJob(ReadableConfig config) {
-        return forJob(config, new Configuration());
-    }
-
     /** Builds {@code workflow} in the job's environment and runs it until it ends. */
     public static JobExecutionResult execute(ReadableConfig config, Configuration jobSettings, Workflow workflow)
             throws Exception {
@@ -42,8 +34,12 @@ public final class StreamEnvironments {
         return env.executeAsync(config.get(JobOptions.NAME));
     }
 
-    /** Like {@link #forJob(ReadableConfig)}, plus Flink settings the job itself needs. */
-    public static StreamExecutionEnvironment forJob(ReadableConfig config, Configuration jobSettings) {
+    /**
+     * The environment the job runs in: the cluster's when submitted with {@code flink run}, a
+     * local one otherwise. Our settings, plus those the job itself needs, override the cluster's
+     * defaults for this job only.
+     */
+    private static StreamExecutionEnvironment forJob(ReadableConfig config, Configuration jobSettings) {
         Configuration flink = FaultTolerance.flinkConfiguration(config);
         flink.addAll(jobSettings);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);

@@ -2,13 +2,10 @@ package io.kfp.common.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.config.ConfigLoader;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.SinkOptions;
 import java.nio.file.Path;
 import java.util.Map;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
 /** Our options land on the Flink 2 keys a job really reads. */
@@ -21,9 +18,7 @@ class FaultToleranceTest {
                     .runner(c -> {});
 
     private static Map<String, String> flink(String... args) {
-        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), SPEC.defaults(), SPEC.groups());
-        Configuration config = ConfigValidator.validate(loaded.raw(), SPEC.groups(), loaded.syntaxProblems());
-        return FaultTolerance.flinkConfiguration(config).toMap();
+        return FaultTolerance.flinkConfiguration(SPEC.configuration(args)).toMap();
     }
 
     @Test

@@ -25,8 +25,7 @@ class ConfigValidatorTest {
                     .runner(c -> {});
 
     static Configuration valid(String... args) {
-        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), SPEC.defaults(), SPEC.groups());
-        return ConfigValidator.validate(loaded.raw(), SPEC.groups(), loaded.syntaxProblems());
+        return SPEC.configuration(args);
     }
 
     static List<ConfigProblem> problems(String... args) {

@@ -2,12 +2,9 @@ package io.kfp.common.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.config.ConfigLoader;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.entry.JobSpec;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
@@ -31,8 +28,7 @@ class KafkaFactoriesTest {
                     .runner(c -> {});
 
     private static Configuration config(String... args) {
-        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), SPEC.defaults(), SPEC.groups());
-        return ConfigValidator.validate(loaded.raw(), SPEC.groups(), loaded.syntaxProblems());
+        return SPEC.configuration(args);
     }
 
     private static final OutgoingRecord<String> UTF8_VALUE =

@@ -31,10 +31,6 @@ public final class SocketLineSource
         this.settings = settings;
     }
 
-    public SocketSourceSettings settings() {
-        return settings;
-    }
-
     @Override
     public Boundedness getBoundedness() {
         return settings.bounded() ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
