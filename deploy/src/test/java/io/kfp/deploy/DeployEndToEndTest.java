@@ -72,6 +72,12 @@ class DeployEndToEndTest {
         kfp("topics", "create");
     }
 
+    @Test
+    void theJobManagerServesPrometheusMetricsOnLoopback() throws Exception {
+        String first = ENV.get("KFP_PROM_PORTS").split("-")[0];
+        assertThat(get("http://127.0.0.1:" + first + "/metrics")).contains("flink_jobmanager_");
+    }
+
     @AfterAll
     static void stopEverything() {
         // By PID, via kfp; each step even if an earlier one failed.
