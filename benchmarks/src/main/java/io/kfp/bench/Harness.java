@@ -1,77 +1,132 @@
 package io.kfp.bench;
 
 import io.kfp.embedded.EmbeddedKafka;
-import java.awt.Color;
-import java.awt.Font;
-import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.image.BufferedImage;
-import java.io.File;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import javax.imageio.ImageIO;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Runs every case against one broker (embedded, or {@code --bootstrap}), cases alternating, each
- * in a JVM of its own with the same heap, and writes benchmarks/results/relay.{md,csv,png}.
+ * Runs every case against one broker (embedded in this JVM, or {@code --bootstrap}), cases
+ * alternating, each in a JVM of its own with the same heap, and writes
+ * benchmarks/results/relay.{md,csv,png} (see {@link Report}).
  *
- * <p>Per run: records/s from the first output record to done and from launch to done, client CPU
- * seconds per million records and peak RSS (from /proc), broker CPU seconds (this JVM, which hosts
- * the embedded broker). Each run's output is read back: exactly RECORDS distinct sequence numbers,
- * no duplicates, or the run fails.
+ * <p>A run: an {@link Observer} reads the run's output topic with read_committed from the start;
+ * the case is launched; the backlog (RECORDS pre-produced records, or RECORDS records the case
+ * produces itself) is through when all of it is visible to the observer. Copying cases then get a
+ * latency phase: {@value #LIVE_RATE} records/s for {@value #LIVE_SECONDS} s produced into the run's
+ * own live topic, each timed from its timestamp until visible. Then the case is stopped.
+ * Printing cases (sink-job, console-consumer) check and count their own stdout and report.
  *
- * <p>Usage: {@code benchmarks/run relay [--quick] [--records N] [--rounds N] [--bootstrap H:P]}.
+ * <p>Usage: {@code benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N]
+ * [--bootstrap H:P] [--only CASE,...]}.
  */
 public final class Harness {
 
-    static final List<String> CASES = List.of(
-            "producer", "ingest-job", "console-producer", "copy-loop", "txn-loop-5s", "streams-alo", "streams-eos-100ms", "streams-eos-5s",
-            "relay-alo-5s", "relay-eos-5s", "relay-alo-1s", "relay-eos-1s");
-    static final long CLK_TCK = 100;
+    /** What a case does, which decides how it is watched. */
+    enum Kind {
+        /** writes RECORDS records into the output topic itself, then exits */
+        PRODUCE,
+        /** copies the input (and the live topic) into the output topic until stopped */
+        COPY,
+        /** relay window-count: counts per key and window; bounded */
+        WINDOW,
+        /** prints the input to its stdout, checks and counts it, exits after RECORDS lines */
+        PRINT
+    }
 
-    record Run(String name, int round, double recordsPerSecond, double launchToDonePerSecond,
-               double cpuSecondsPerMillion, double brokerCpuSeconds, long peakRssMb) {}
+    record Case(String name, Kind kind) {}
+
+    static final List<Case> CASES = List.of(
+            new Case("producer", Kind.PRODUCE),
+            new Case("ingest-job", Kind.PRODUCE),
+            new Case("console-producer", Kind.PRODUCE),
+            new Case("copy-loop", Kind.COPY),
+            new Case("txn-loop-5s", Kind.COPY),
+            new Case("streams-alo", Kind.COPY),
+            new Case("streams-eos-100ms", Kind.COPY),
+            new Case("streams-eos-5s", Kind.COPY),
+            new Case("relay-alo-5s", Kind.COPY),
+            new Case("relay-eos-5s", Kind.COPY),
+            new Case("relay-alo-1s", Kind.COPY),
+            new Case("relay-eos-1s", Kind.COPY),
+            new Case("relay-window-count", Kind.WINDOW),
+            new Case("sink-job", Kind.PRINT),
+            new Case("console-consumer", Kind.PRINT));
+
+    static final int LIVE_RATE = 10_000;
+    static final int LIVE_SECONDS = 6;
+    static final long CLK_TCK = 100;
+    static final long RUN_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    /**
+     * One run of one case.
+     *
+     * @param rate records/s from the first output record written (committed or not) to done
+     * @param launchRate records/s from launching the case's JVM to done
+     * @param steadyCpu client CPU seconds per million records between first output and done
+     * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
+     * @param firstWrite seconds from launch to the first output record written (printing cases: printed)
+     * @param firstVisible seconds from launch to the first output record visible to read_committed
+     * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
+     */
+    record Run(String name, Kind kind, int round, double rate, double launchRate, double steadyCpu, double totalCpu,
+               double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {}
 
     private Harness() {}
 
     public static void main(String[] args) throws Exception {
         long records = 10_000_000;
         int rounds = 3;
+        Integer latencyRounds = null;
         String bootstrap = null;
+        List<Case> cases = CASES;
+        boolean quick = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--quick" -> records = 2_000_000;
+                case "--quick" -> {
+                    quick = true;
+                    records = 2_000_000;
+                }
                 case "--records" -> records = Long.parseLong(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--latency-rounds" -> latencyRounds = Integer.parseInt(args[++i]);
                 case "--bootstrap" -> bootstrap = args[++i];
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+                case "--only" -> {
+                    List<String> names = List.of(args[++i].split(","));
+                    cases = CASES.stream().filter(c -> names.contains(c.name())).toList();
+                    if (cases.size() != names.size()) {
+                        throw new IllegalArgumentException("--only " + args[i] + ": known cases are "
+                                + CASES.stream().map(Case::name).toList());
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...]");
             }
         }
+        int withLatency = latencyRounds != null ? latencyRounds : quick ? 1 : rounds;
         EmbeddedKafka kafka = null;
         if (bootstrap == null) {
             kafka = EmbeddedKafka.start(Path.of("benchmarks", "target", "kafka"));
             bootstrap = kafka.bootstrapServers();
         }
         try {
-            run(bootstrap, kafka, records, rounds);
+            run(bootstrap, kafka, cases, records, rounds, withLatency);
         } finally {
             if (kafka != null) {
                 kafka.close();
@@ -79,118 +134,212 @@ public final class Harness {
         }
     }
 
-    static void run(String bootstrap, EmbeddedKafka kafka, long records, int rounds) throws Exception {
+    static void run(String bootstrap, EmbeddedKafka kafka, List<Case> cases, long records, int rounds, int latencyRounds)
+            throws Exception {
+        long started = System.nanoTime();
         String input = "bench-in";
         createTopics(bootstrap, kafka, input);
         System.out.printf("producing %,d input records...%n", records);
-        RelayCases.produce(bootstrap, input, records);
+        Cases.produce(bootstrap, input, records);
 
         List<Run> runs = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
-            for (String name : CASES) {
-                String output = "bench-" + name + "-" + round;
-                createTopics(bootstrap, kafka, output);
-                Run run = runCase(name, round, bootstrap, input, output, records);
+            for (Case c : cases) {
+                Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
-                System.out.printf("  %-14s round %d: %,10.0f records/s, %.2f CPU s per M records, broker %.1f CPU s, peak RSS %d MB%n",
-                        name, round, run.recordsPerSecond, run.cpuSecondsPerMillion, run.brokerCpuSeconds, run.peakRssMb);
+                System.out.printf("  %-18s round %d: %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
+                                + " broker %.1f CPU s, peak RSS %d MB, first write %.1f s, visible %.1f s%s%n",
+                        c.name(), round, run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
+                        run.firstWrite(), run.firstVisible(), run.latency() == null ? ""
+                                : String.format(", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
             }
         }
-        write(runs, records, rounds);
+        double minutes = (System.nanoTime() - started) / 60e9;
+        Report.write(runs, records, rounds, latencyRounds, minutes);
     }
 
-    static void createTopics(String bootstrap, EmbeddedKafka kafka, String topic) throws Exception {
+    static void createTopics(String bootstrap, EmbeddedKafka kafka, String... topics) throws Exception {
         if (kafka != null) {
-            kafka.createTopics(4, topic);
+            kafka.createTopics(4, topics);
             return;
         }
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
         try (Admin admin = Admin.create(props)) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            List<NewTopic> newTopics = new ArrayList<>();
+            for (String topic : topics) {
+                newTopics.add(new NewTopic(topic, 4, (short) 1));
+            }
+            admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
         }
     }
 
-    static Run runCase(String name, int round, String bootstrap, String input, String output, long records) throws Exception {
+    static Run runCase(Case c, int round, String bootstrap, EmbeddedKafka kafka, String input, long records, boolean withLatency)
+            throws Exception {
+        String output = "bench-" + c.name() + "-" + round;
+        String live = output + "-live";
+        createTopics(bootstrap, kafka, output, live);
+        Path log = Path.of("benchmarks", "target", "case-" + output + ".log");
+        Path result = Path.of("benchmarks", "target", "result-" + output + ".txt");
+        Files.createDirectories(log.getParent());
+        Files.deleteIfExists(result);
+        long liveRecords = c.kind() == Kind.COPY && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx1g",
+        List<String> command = List.of(java, "-Xmx1g",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), RelayCases.class.getName(),
-                name, bootstrap, input, output, String.valueOf(records)));
-        Path log = Path.of("benchmarks", "target", "case-" + output + ".log");
-        Files.createDirectories(log.getParent());
-        double brokerCpuBefore = processCpuSeconds();
-        long launched = System.nanoTime();
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long pid = process.pid();
-        double cpu = 0;
-        long rssKb = 0;
-        long firstOutput = 0;
-        while (process.isAlive()) {
-            double[] stat = procStat(pid);
-            if (stat != null) {
-                cpu = Math.max(cpu, stat[0]);
-                rssKb = Math.max(rssKb, (long) stat[1]);
+                "-cp", System.getProperty("java.class.path"), Cases.class.getName(),
+                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString());
+
+        Properties adminProps = new Properties();
+        adminProps.setProperty("bootstrap.servers", bootstrap);
+        Observer observer = c.kind() == Kind.PRINT ? null : new Observer(bootstrap, output, records, liveRecords, c.kind() == Kind.WINDOW);
+        Thread liveProducer = null;
+        Process process = null;
+        try (Admin admin = Admin.create(adminProps)) {
+            double brokerCpuBefore = processCpuSeconds();
+            long launchMillis = System.currentTimeMillis();
+            long launched = System.nanoTime();
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            long pid = process.pid();
+            double cpu = 0;
+            long rssKb = 0;
+            long firstWrite = 0;
+            double cpuAtFirstWrite = 0;
+            long done = 0;
+            double cpuAtDone = 0;
+            double brokerCpu = 0;
+            long exited = 0;
+            while (true) {
+                double[] stat = procStat(pid);
+                if (stat != null) {
+                    cpu = Math.max(cpu, stat[0]);
+                    rssKb = Math.max(rssKb, (long) stat[1]);
+                }
+                if (observer != null) {
+                    if (observer.failure() != null) {
+                        throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
+                    }
+                    if (firstWrite == 0 && endOffsetSum(admin, output) > 0) {
+                        firstWrite = System.nanoTime();
+                        cpuAtFirstWrite = cpu;
+                    }
+                    if (done == 0 && observer.backlogDoneNanos() != 0) {
+                        done = observer.backlogDoneNanos();
+                        cpuAtDone = cpu;
+                        brokerCpu = processCpuSeconds() - brokerCpuBefore - observer.cpuSeconds();
+                        if (liveRecords > 0) {
+                            liveProducer = startLive(bootstrap, live, records, liveRecords);
+                        }
+                    }
+                    if (observer.complete()) {
+                        break;
+                    }
+                }
+                if (!process.isAlive()) {
+                    if (observer == null) {
+                        break;
+                    }
+                    // A bounded case may exit right after its last commit: give the observer time to see it.
+                    if (exited == 0) {
+                        exited = System.nanoTime();
+                    } else if (System.nanoTime() - exited > TimeUnit.SECONDS.toNanos(30)) {
+                        throw new IllegalStateException(c.name() + " round " + round + " exited (" + process.exitValue()
+                                + ") with " + observer.progress() + "; see " + log);
+                    }
+                }
+                if (System.nanoTime() - launched > RUN_TIMEOUT_NANOS) {
+                    throw new IllegalStateException(c.name() + " round " + round + " not done after 10 min: "
+                            + (observer == null ? "" : observer.progress()) + "; see " + log);
+                }
+                Thread.sleep(50);
             }
-            if (firstOutput == 0 && endOffsetSum(bootstrap, output) > 0) {
-                firstOutput = System.nanoTime();
+            if (observer == null) {
+                return printed(c, round, process, log, result, records, launchMillis, cpu, rssKb,
+                        processCpuSeconds() - brokerCpuBefore);
             }
-            Thread.sleep(100);
+            double millions = records / 1e6;
+            // window-count writes only as windows close, at the input's end: count it from launch.
+            boolean fromLaunch = c.kind() == Kind.WINDOW;
+            return new Run(c.name(), c.kind(), round,
+                    records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
+                    records / ((done - launched) / 1e9),
+                    (cpuAtDone - (fromLaunch ? 0 : cpuAtFirstWrite)) / millions,
+                    cpuAtDone / millions,
+                    brokerCpu,
+                    rssKb / 1024,
+                    (firstWrite - launched) / 1e9,
+                    (observer.firstVisibleNanos() - launched) / 1e9,
+                    observer.latencyMillis());
+        } finally {
+            if (process != null) {
+                stop(process);
+            }
+            if (observer != null) {
+                observer.close();
+            }
+            if (liveProducer != null) {
+                liveProducer.join();
+            }
         }
-        long done = System.nanoTime();
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException(name + " failed (exit " + process.exitValue() + "); see " + log);
-        }
-        double brokerCpu = processCpuSeconds() - brokerCpuBefore;
-        verify(name, bootstrap, output, records);
-        double fromFirst = records / ((done - (firstOutput == 0 ? launched : firstOutput)) / 1e9);
-        double fromLaunch = records / ((done - launched) / 1e9);
-        return new Run(name, round, fromFirst, fromLaunch, cpu / (records / 1e6), brokerCpu, rssKb / 1024);
     }
 
-    /** Output read with read_committed: exactly the input's sequence numbers, each once. */
-    static void verify(String name, String bootstrap, String output, long records) {
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", bootstrap);
-        props.setProperty("isolation.level", "read_committed");
-        props.setProperty("max.poll.records", "10000");
-        BitSet seen = new BitSet((int) records);
-        long total = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(output).forEach(p -> partitions.add(new TopicPartition(output, p.partition())));
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    int seq = Integer.parseInt(new String(r.value(), 0, 12, StandardCharsets.US_ASCII));
-                    if (seen.get(seq)) {
-                        throw new IllegalStateException(name + ": sequence number " + seq + " is in " + output + " twice");
+    /** A printing case's run, from the timings it wrote: first line, last line, its CPU at both. */
+    private static Run printed(Case c, int round, Process process, Path log, Path result, long records, long launchMillis,
+                               double cpu, long rssKb, double brokerCpu) throws Exception {
+        process.waitFor();
+        if (process.exitValue() != 0 || !Files.exists(result)) {
+            throw new IllegalStateException(c.name() + " round " + round + " failed (exit " + process.exitValue() + "); see " + log);
+        }
+        String[] f = Files.readString(result).trim().split(" ");
+        long first = Long.parseLong(f[0]);
+        long done = Long.parseLong(f[1]);
+        double cpuAtFirst = Double.parseDouble(f[2]);
+        double cpuAtDone = Double.parseDouble(f[3]);
+        double millions = records / 1e6;
+        double firstSeconds = (first - launchMillis) / 1e3;
+        return new Run(c.name(), c.kind(), round, records / ((done - first) / 1e3), records / ((done - launchMillis) / 1e3),
+                (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
+                firstSeconds, firstSeconds, null);
+    }
+
+    /** Stops a case: SIGTERM, then SIGKILL if it is still there after 10 s. */
+    static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+
+    /** The latency phase: COUNT records at LIVE_RATE/s, sequence numbers from FROM on, timestamped at send. */
+    static Thread startLive(String bootstrap, String topic, long from, long count) {
+        Thread thread = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(Cases.producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
+                long start = System.nanoTime();
+                for (long i = 0; i < count; i++) {
+                    long due = start + i * 1_000_000_000L / LIVE_RATE;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(wait);
                     }
-                    seen.set(seq);
-                    total++;
+                    producer.send(new ProducerRecord<>(topic, Cases.key(from + i), Cases.value(from + i)));
                 }
             }
-        }
-        if (total != records || seen.cardinality() != records) {
-            throw new IllegalStateException(name + ": " + output + " holds " + total + " records, expected " + records);
-        }
+        }, "live-producer-" + topic);
+        thread.start();
+        return thread;
     }
 
     /** Records written to the topic so far, committed or not: shows the first output. */
-    static long endOffsetSum(String bootstrap, String topic) throws Exception {
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", bootstrap);
-        try (Admin admin = Admin.create(props)) {
-            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-            for (int p = 0; p < 4; p++) {
-                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-            }
-            return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-                    .all().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
+    static long endOffsetSum(Admin admin, String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        for (int p = 0; p < 4; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
+        return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+                .all().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
     }
 
     /** [CPU seconds (user+system), RSS high-water mark in KiB] of a process, or null if gone. */
@@ -213,80 +362,5 @@ public final class Harness {
 
     static double processCpuSeconds() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
-    }
-
-    static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
-    }
-
-    static void write(List<Run> runs, long records, int rounds) throws Exception {
-        Path dir = Path.of("benchmarks", "results");
-        Files.createDirectories(dir);
-        StringBuilder csv = new StringBuilder("case,round,records_per_s,launch_to_done_records_per_s,client_cpu_s_per_million,broker_cpu_s,peak_rss_mb\n");
-        runs.forEach(r -> csv.append(String.format("%s,%d,%.0f,%.0f,%.3f,%.2f,%d%n", r.name, r.round, r.recordsPerSecond,
-                r.launchToDonePerSecond, r.cpuSecondsPerMillion, r.brokerCpuSeconds, r.peakRssMb)));
-        Files.writeString(dir.resolve("relay.csv"), csv);
-
-        Map<String, List<Run>> byCase = new LinkedHashMap<>();
-        runs.forEach(r -> byCase.computeIfAbsent(r.name, n -> new ArrayList<>()).add(r));
-        double loop = median(byCase.get("copy-loop").stream().map(Run::recordsPerSecond).toList());
-        double loopCpu = median(byCase.get("copy-loop").stream().map(Run::cpuSecondsPerMillion).toList());
-        StringBuilder md = new StringBuilder(String.format(
-                "%,d records of 100 bytes (8-byte keys), 4 partitions, %d rounds, cases alternating, each in its own JVM (-Xmx1g);"
-                        + " median [min, max]; ratios to the plain copy loop's median.%n%n", records, rounds));
-        md.append("| case | records/s (first output -> done) | launch -> done | client CPU s / M records | broker CPU s | peak RSS MB | x loop (rate) | x loop (CPU) |\n");
-        md.append("|---|---|---|---|---|---|---|---|\n");
-        byCase.forEach((name, list) -> {
-            List<Double> rate = list.stream().map(Run::recordsPerSecond).toList();
-            List<Double> cpu = list.stream().map(Run::cpuSecondsPerMillion).toList();
-            md.append(String.format("| %s | %,.0f [%,.0f, %,.0f] | %,.0f | %.2f [%.2f, %.2f] | %.1f | %d | %.2f | %.2f |%n", name,
-                    median(rate), rate.stream().mapToDouble(d -> d).min().orElse(0), rate.stream().mapToDouble(d -> d).max().orElse(0),
-                    median(list.stream().map(Run::launchToDonePerSecond).toList()),
-                    median(cpu), cpu.stream().mapToDouble(d -> d).min().orElse(0), cpu.stream().mapToDouble(d -> d).max().orElse(0),
-                    median(list.stream().map(Run::brokerCpuSeconds).toList()),
-                    list.stream().mapToLong(Run::peakRssMb).max().orElse(0),
-                    median(rate) / loop, median(cpu) / loopCpu));
-        });
-        Files.writeString(dir.resolve("relay.md"), md);
-        chart(byCase, dir.resolve("relay.png").toFile());
-        System.out.println();
-        System.out.print(md);
-    }
-
-    /** Two bar charts: median records/s and median client CPU seconds per million records. */
-    static void chart(Map<String, List<Run>> byCase, File file) throws Exception {
-        int width = 1000;
-        int height = 520;
-        BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, width, height);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        List<String> names = new ArrayList<>(byCase.keySet());
-        double[] rates = names.stream().mapToDouble(n -> median(byCase.get(n).stream().map(Run::recordsPerSecond).toList())).toArray();
-        double[] cpus = names.stream().mapToDouble(n -> median(byCase.get(n).stream().map(Run::cpuSecondsPerMillion).toList())).toArray();
-        bars(g, "records/s (median)", names, rates, 20, new Color(0x3366cc), "%,.0f");
-        bars(g, "client CPU s per million records (median)", names, cpus, 270, new Color(0xdc3912), "%.2f");
-        g.dispose();
-        ImageIO.write(image, "png", file);
-    }
-
-    private static void bars(Graphics2D g, String title, List<String> names, double[] values, int top, Color color, String format) {
-        g.setColor(Color.BLACK);
-        g.drawString(title, 20, top + 12);
-        double max = java.util.Arrays.stream(values).max().orElse(1);
-        int barHeight = 24;
-        for (int i = 0; i < names.size(); i++) {
-            int y = top + 22 + i * (barHeight + 6);
-            int length = (int) (600 * values[i] / max);
-            g.setColor(Color.BLACK);
-            g.drawString(names.get(i), 20, y + 16);
-            g.setColor(color);
-            g.fillRect(150, y, Math.max(1, length), barHeight);
-            g.setColor(Color.BLACK);
-            g.drawString(String.format(format, values[i]), 160 + length, y + 16);
-        }
     }
 }

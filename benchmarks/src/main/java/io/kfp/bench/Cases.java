@@ -1,0 +1,385 @@
+package io.kfp.bench;
+
+import io.kfp.ingest.IngestJob;
+import io.kfp.relay.RelayJob;
+import io.kfp.sink.SinkJob;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * One benchmark case, run in a JVM of its own by {@link Harness}.
+ *
+ * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE}. INPUT holds the
+ * pre-produced records; LIVE is an empty topic of this run into which the harness produces the
+ * latency phase's records once the backlog is through. Copying cases read both and run until the
+ * harness stops them; producing cases write RECORDS records to OUTPUT and exit; printing cases
+ * print INPUT to a counting, discarding stdout and exit after RECORDS lines, writing their timings
+ * to RESULT_FILE (see {@link PrintedLines}).
+ */
+public final class Cases {
+
+    private Cases() {}
+
+    public static void main(String[] args) throws Exception {
+        String name = args[0];
+        String bootstrap = args[1];
+        String input = args[2];
+        String live = args[3];
+        String output = args[4];
+        long records = Long.parseLong(args[5]);
+        Path result = Path.of(args[6]);
+        switch (name) {
+            case "producer" -> produce(bootstrap, output, records);
+            case "ingest-job" -> ingest(bootstrap, output, records);
+            case "console-producer" -> consoleProducer(bootstrap, output, records);
+            case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null);
+            case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5));
+            case "streams-alo" -> streams(bootstrap, List.of(input, live), output, "at_least_once", 100);
+            case "streams-eos-100ms" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 100);
+            case "streams-eos-5s" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 5_000);
+            case "relay-alo-5s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s");
+            case "relay-eos-5s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s");
+            case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s");
+            case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s");
+            case "relay-window-count" -> windowCount(bootstrap, input, output);
+            case "sink-job" -> sinkJob(bootstrap, input, output, records, result);
+            case "console-consumer" -> consoleConsumer(bootstrap, input, records, result);
+            default -> throw new IllegalArgumentException("unknown case " + name);
+        }
+    }
+
+    /** The producer settings of the calibration: acks=all, linger 5 ms, 64 KiB batches. */
+    static Properties producerProps(String bootstrap) {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", bootstrap);
+        p.setProperty("acks", "all");
+        p.setProperty("linger.ms", "5");
+        p.setProperty("batch.size", String.valueOf(64 * 1024));
+        return p;
+    }
+
+    /** 100-byte value starting with the 12-digit zero-padded sequence number, then 'v's. */
+    static byte[] value(long seq) {
+        byte[] v = new byte[100];
+        Arrays.fill(v, (byte) 'v');
+        for (int i = 11; i >= 0; i--, seq /= 10) {
+            v[i] = (byte) ('0' + seq % 10);
+        }
+        return v;
+    }
+
+    /** 8-byte key: one of 1,000. */
+    static byte[] key(long seq) {
+        return String.format("k%07d", seq % 1000).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The sequence number a value or printed line starts with, or -1. */
+    static long sequence(byte[] bytes, int from) {
+        if (bytes.length < from + 12) {
+            return -1;
+        }
+        long seq = 0;
+        for (int i = from; i < from + 12; i++) {
+            int digit = bytes[i] - '0';
+            if (digit < 0 || digit > 9) {
+                return -1;
+            }
+            seq = seq * 10 + digit;
+        }
+        return seq;
+    }
+
+    static void produce(String bootstrap, String topic, long records) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, key(i), value(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    /**
+     * One thread, consume -> produce, until stopped. With a commit interval: Kafka transactions
+     * committing the consumed offsets with sendOffsetsToTransaction, read_committed input.
+     */
+    static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery) {
+        Properties c = new Properties();
+        c.setProperty("bootstrap.servers", bootstrap);
+        c.setProperty("group.id", "bench-" + output);
+        c.setProperty("auto.offset.reset", "earliest");
+        c.setProperty("enable.auto.commit", "false");
+        c.setProperty("isolation.level", "read_committed");
+        c.setProperty("max.poll.records", "5000");
+        Properties p = producerProps(bootstrap);
+        boolean transactional = commitEvery != null;
+        if (transactional) {
+            p.setProperty("transactional.id", "bench-" + output);
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            consumer.subscribe(inputs);
+            if (transactional) {
+                producer.initTransactions();
+                producer.beginTransaction();
+            }
+            long lastCommit = System.nanoTime();
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            while (true) {
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    producer.send(new ProducerRecord<>(output, null, r.timestamp(), r.key(), r.value(), r.headers()));
+                    offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                }
+                if (transactional && System.nanoTime() - lastCommit >= commitEvery.toNanos()) {
+                    if (!offsets.isEmpty()) {
+                        producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+                    }
+                    producer.commitTransaction();
+                    offsets.clear();
+                    lastCommit = System.nanoTime();
+                    producer.beginTransaction();
+                }
+            }
+        }
+    }
+
+    /** A Kafka Streams relay with byte[] serdes and two stream threads (our relay's parallelism), until stopped. */
+    static void streams(String bootstrap, List<String> inputs, String output, String guarantee, long commitMs)
+            throws InterruptedException {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", bootstrap);
+        p.setProperty("application.id", "bench-" + output);
+        p.setProperty("processing.guarantee", guarantee);
+        p.setProperty("commit.interval.ms", String.valueOf(commitMs));
+        p.setProperty("num.stream.threads", "2");
+        p.setProperty("state.dir", "benchmarks/target/streams-state");
+        p.setProperty("auto.offset.reset", "earliest");
+        p.setProperty("producer.linger.ms", "5");
+        p.setProperty("producer.batch.size", String.valueOf(64 * 1024));
+        StreamsBuilder builder = new StreamsBuilder();
+        Serde<byte[]> bytes = Serdes.ByteArray();
+        builder.stream(inputs, Consumed.with(bytes, bytes)).to(output, Produced.with(bytes, bytes));
+        KafkaStreams streams = new KafkaStreams(builder.build(), p);
+        streams.start();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /** Text lines of 100 bytes: the 12-digit sequence number, 87 'v', '\n'; generated as read. */
+    static InputStream lines(long count) {
+        return new InputStream() {
+            private byte[] line = new byte[100];
+            private long next;
+            private int pos = 100;
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (pos == 100) {
+                    if (next == count) {
+                        return -1;
+                    }
+                    line = value(next++);
+                    line[99] = '\n';
+                    pos = 0;
+                }
+                int n = Math.min(len, 100 - pos);
+                System.arraycopy(line, pos, b, off, n);
+                pos += n;
+                return n;
+            }
+        };
+    }
+
+    /** The ingest job (bounded, at-least-once) reading the lines from a local socket. */
+    static void ingest(String bootstrap, String output, long records) throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread feeder = new Thread(() -> {
+                try (Socket socket = server.accept(); OutputStream out = socket.getOutputStream()) {
+                    lines(records).transferTo(out);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, "line-feeder");
+            feeder.start();
+            String[] args = {
+                "--kafka.bootstrap-servers", bootstrap, "--sink.topic", output,
+                "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true",
+                "--job.parallelism", "2", "--state.backend", "hashmap",
+                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
+            IngestJob.fromConfig(IngestJob.SPEC.configuration(args)).execute();
+            feeder.join();
+        }
+    }
+
+    /** Kafka's console producer, the same lines on its stdin, the same producer settings. */
+    static void consoleProducer(String bootstrap, String output, long records) throws Exception {
+        System.setIn(lines(records));
+        org.apache.kafka.tools.ConsoleProducer.main(new String[] {
+            "--bootstrap-server", bootstrap, "--topic", output,
+            "--producer-property", "acks=all", "--producer-property", "linger.ms=5",
+            "--producer-property", "batch.size=65536"});
+    }
+
+    /** The real relay job, byte-faithful path, parallelism 2, until stopped. */
+    static void relay(String bootstrap, String topics, String output, String guarantee, String interval) throws Exception {
+        runRelay(List.of(
+                "--kafka.bootstrap-servers", bootstrap, "--source.topics", topics, "--sink.topic", output,
+                "--source.group-id", "bench-" + output, "--job.instance-id", output,
+                "--source.starting-offsets", "earliest",
+                "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
+                "--job.parallelism", "2", "--state.backend", "hashmap",
+                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+    }
+
+    /**
+     * The relay's window-count transform as deployed: counts per key in 1-minute event-time windows
+     * on RocksDB, exactly-once, 5 s checkpoints; bounded, so every window fires at the input's end.
+     */
+    static void windowCount(String bootstrap, String input, String output) throws Exception {
+        runRelay(List.of(
+                "--kafka.bootstrap-servers", bootstrap, "--source.topics", input, "--sink.topic", output,
+                "--source.group-id", "bench-" + output, "--job.instance-id", output,
+                "--source.starting-offsets", "earliest", "--source.bounded", "true",
+                "--relay.transform", "window-count", "--relay.window-size", "1 min",
+                "--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "5 s",
+                "--job.parallelism", "2", "--state.backend", "rocksdb",
+                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+    }
+
+    private static void runRelay(List<String> args) throws Exception {
+        RelayJob.fromConfig(RelayJob.SPEC.configuration(args.toArray(String[]::new))).execute();
+    }
+
+    /** The real sink job printing the input (values only, its default) to a counting stdout. */
+    static void sinkJob(String bootstrap, String input, String output, long records, Path result) throws Exception {
+        System.setOut(new PrintStream(new PrintedLines(records, result), false));
+        String[] args = {
+            "--kafka.bootstrap-servers", bootstrap, "--source.topics", input,
+            "--source.group-id", "bench-" + output, "--job.instance-id", output,
+            "--source.starting-offsets", "earliest",
+            "--job.parallelism", "2", "--state.backend", "hashmap",
+            "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
+        SinkJob.fromConfig(SinkJob.SPEC.configuration(args)).execute();
+    }
+
+    /** Kafka's console consumer printing the same input (values) to the same counting stdout. */
+    static void consoleConsumer(String bootstrap, String input, long records, Path result) throws Exception {
+        System.setOut(new PrintStream(new PrintedLines(records, result), false));
+        org.apache.kafka.tools.consumer.ConsoleConsumer.main(new String[] {
+            "--bootstrap-server", bootstrap, "--topic", input, "--from-beginning",
+            "--isolation-level", "read_committed"});
+    }
+
+    /**
+     * A discarding stdout that checks what is printed: each line must start with a sequence number
+     * below RECORDS, none twice. After the first line and after RECORDS lines it notes the time and
+     * this JVM's CPU time; after the last it writes them to the result file and halts the JVM.
+     */
+    static final class PrintedLines extends OutputStream {
+        private final long records;
+        private final Path result;
+        private final BitSet seen;
+        private final byte[] head = new byte[12];
+        private int column;
+        private long lines;
+        private long firstMillis;
+        private double firstCpu;
+
+        PrintedLines(long records, Path result) {
+            this.records = records;
+            this.result = result;
+            this.seen = new BitSet(Math.toIntExact(records));
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            if (b == '\n') {
+                endOfLine();
+            } else if (column < 12) {
+                head[column++] = (byte) b;
+            } else {
+                column++;
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                write(b[i]);
+            }
+        }
+
+        private void endOfLine() {
+            long seq = column < 12 ? -1 : sequence(head, 0);
+            column = 0;
+            if (seq < 0 || seq >= records) {
+                fail("printed a line without a sequence number below " + records);
+            }
+            if (seen.get((int) seq)) {
+                fail("printed sequence number " + seq + " twice");
+            }
+            seen.set((int) seq);
+            if (++lines == 1) {
+                firstMillis = System.currentTimeMillis();
+                firstCpu = cpuSeconds();
+            }
+            if (lines == records) {
+                try {
+                    Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds() + "\n");
+                } catch (IOException e) {
+                    fail("cannot write " + result + ": " + e);
+                }
+                Runtime.getRuntime().halt(0);
+            }
+        }
+
+        private static double cpuSeconds() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+        }
+
+        private static void fail(String message) {
+            System.err.println("FAILED: " + message);
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        }
+    }
+}

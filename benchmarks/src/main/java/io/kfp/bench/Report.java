@@ -1,0 +1,203 @@
+package io.kfp.bench;
+
+import io.kfp.bench.Harness.Kind;
+import io.kfp.bench.Harness.Run;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+import javax.imageio.ImageIO;
+
+/**
+ * Writes benchmarks/results/relay.csv (every run), relay.md (median [min, max] per case, and the
+ * issue's targets with the figures that decide them) and relay.png (throughput, CPU per record,
+ * latency).
+ */
+final class Report {
+
+    private final Map<String, List<Run>> byCase = new LinkedHashMap<>();
+
+    private Report(List<Run> runs) {
+        runs.forEach(r -> byCase.computeIfAbsent(r.name(), n -> new ArrayList<>()).add(r));
+    }
+
+    static void write(List<Run> runs, long records, int rounds, int latencyRounds, double minutes) throws Exception {
+        Path dir = Path.of("benchmarks", "results");
+        Files.createDirectories(dir);
+        Report report = new Report(runs);
+        Files.writeString(dir.resolve("relay.csv"), csv(runs));
+        String md = report.markdown(records, rounds, latencyRounds, minutes);
+        Files.writeString(dir.resolve("relay.md"), md);
+        report.chart(dir.resolve("relay.png").toFile());
+        System.out.println();
+        System.out.print(md);
+    }
+
+    static String csv(List<Run> runs) {
+        StringBuilder csv = new StringBuilder("case,round,records_per_s,launch_to_done_records_per_s,client_cpu_s_per_million,"
+                + "client_cpu_s_per_million_with_start,broker_cpu_s,peak_rss_mb,launch_to_first_write_s,launch_to_first_visible_s,"
+                + "latency_p50_ms,latency_p99_ms,latency_max_ms\n");
+        for (Run r : runs) {
+            csv.append(String.format("%s,%d,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n", r.name(), r.round(), r.rate(), r.launchRate(),
+                    r.steadyCpu(), r.totalCpu(), r.brokerCpu(), r.peakRssMb(), r.firstWrite(), r.firstVisible(),
+                    r.latency() == null ? ",," : String.format("%.0f,%.0f,%.0f", r.latency()[0], r.latency()[1], r.latency()[2])));
+        }
+        return csv.toString();
+    }
+
+    private List<Double> values(String name, ToDoubleFunction<Run> field) {
+        return byCase.getOrDefault(name, List.of()).stream().mapToDouble(field).boxed().toList();
+    }
+
+    /** Median of a case's field over its runs, NaN if the case did not run. */
+    private double median(String name, ToDoubleFunction<Run> field) {
+        List<Double> sorted = values(name, field).stream().sorted().toList();
+        return sorted.isEmpty() ? Double.NaN : sorted.get(sorted.size() / 2);
+    }
+
+    private String spread(String name, ToDoubleFunction<Run> field, String format) {
+        List<Double> v = values(name, field);
+        return String.format(format + " [" + format + ", " + format + "]", median(name, field),
+                v.stream().mapToDouble(d -> d).min().orElse(Double.NaN), v.stream().mapToDouble(d -> d).max().orElse(Double.NaN));
+    }
+
+    /** [median p50, median p99, max max] over the runs with a latency phase, or null. */
+    private double[] latency(String name) {
+        List<double[]> l = byCase.getOrDefault(name, List.of()).stream().map(Run::latency).filter(Objects::nonNull).toList();
+        if (l.isEmpty()) {
+            return null;
+        }
+        double[] p50 = l.stream().mapToDouble(x -> x[0]).sorted().toArray();
+        double[] p99 = l.stream().mapToDouble(x -> x[1]).sorted().toArray();
+        return new double[] {p50[p50.length / 2], p99[p99.length / 2], l.stream().mapToDouble(x -> x[2]).max().orElse(0)};
+    }
+
+    String markdown(long records, int rounds, int latencyRounds, double minutes) {
+        StringBuilder md = new StringBuilder(String.format(
+                "%,d records of 100 bytes (8-byte keys), 4 partitions, parallelism 2, %d rounds, cases alternating, each in its own"
+                        + " JVM (-Xmx1g); median [min, max]. Records/s and CPU are counted from the first output record written to the"
+                        + " moment the last is visible to a read_committed consumer (window-count: from launch, as it writes only when"
+                        + " windows close); \"with start\" includes the JVM's (and Flink's)"
+                        + " start. Latency: %,d records/s for %d s after the backlog, record timestamp -> visible to read_committed"
+                        + " (Micrometer timer; median of the rounds' p50 and p99, max of their max; %d round(s)). The whole run took %.1f min.%n%n",
+                records, rounds, Harness.LIVE_RATE, Harness.LIVE_SECONDS, latencyRounds, minutes));
+        md.append("| case | records/s | records/s from launch | client CPU s / M records | with start | broker CPU s | peak RSS MB"
+                + " | launch -> first write / visible (s) | latency p50 / p99 / max (ms) |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        byCase.forEach((name, list) -> {
+            double[] lat = latency(name);
+            md.append(String.format("| %s | %s | %,.0f | %s | %.2f | %.1f | %d | %.1f / %.1f | %s |%n", name,
+                    spread(name, Run::rate, "%,.0f"), median(name, Run::launchRate), spread(name, Run::steadyCpu, "%.2f"),
+                    median(name, Run::totalCpu), median(name, Run::brokerCpu),
+                    list.stream().mapToLong(Run::peakRssMb).max().orElse(0),
+                    median(name, Run::firstWrite), median(name, Run::firstVisible),
+                    lat == null ? "-" : String.format("%.0f / %.0f / %.0f", lat[0], lat[1], lat[2])));
+        });
+        md.append("\nTargets of issue #7 (medians of this run):\n\n| target | figures | |\n|---|---|---|\n");
+        ratio(md, "relay EXACTLY_ONCE >= 1.5x Kafka Streams exactly_once_v2, same commit interval (5 s)",
+                "relay-eos-5s", "streams-eos-5s", Run::rate, 1.5, true);
+        ratio(md, "(the same against Streams' 100 ms default)", "relay-eos-5s", "streams-eos-100ms", Run::rate, 1.5, true);
+        ratio(md, "relay EXACTLY_ONCE >= 0.95x the transactional copy loop (5 s)", "relay-eos-5s", "txn-loop-5s", Run::rate, 0.95, true);
+        ratio(md, "relay EXACTLY_ONCE CPU per record <= 1.0x the plain loop's", "relay-eos-5s", "copy-loop", Run::steadyCpu, 1.0, false);
+        double eos = median("relay-eos-5s", Run::rate);
+        double alo = median("relay-alo-5s", Run::rate);
+        double eosCpu = median("relay-eos-5s", Run::steadyCpu);
+        double aloCpu = median("relay-alo-5s", Run::steadyCpu);
+        if (!Double.isNaN(eos) && !Double.isNaN(alo)) {
+            double cost = Math.max(1 - eos / alo, eosCpu / aloCpu - 1);
+            md.append(String.format("| EXACTLY_ONCE vs AT_LEAST_ONCE cost <= 5%% at 5 s | rate %,.0f vs %,.0f (%+.1f%%), CPU %.2f vs %.2f (%+.1f%%) | %s |%n",
+                    eos, alo, 100 * (eos / alo - 1), eosCpu, aloCpu, 100 * (eosCpu / aloCpu - 1), cost <= 0.05 ? "met" : "MISSED"));
+        }
+        ratio(md, "ingest >= 1.0x the console producer", "ingest-job", "console-producer", Run::rate, 1.0, true);
+        ratio(md, "sink >= 1.0x the console consumer", "sink-job", "console-consumer", Run::rate, 1.0, true);
+        for (String[] c : new String[][] {{"relay-eos-5s", "5500"}, {"relay-eos-1s", "1500"}}) {
+            double[] lat = latency(c[0]);
+            if (lat != null) {
+                md.append(String.format("| %s p99 latency <= checkpoint interval + 0.5 s (%s ms) | p99 %.0f ms (p50 %.0f, max %.0f) | %s |%n",
+                        c[0], c[1], lat[1], lat[0], lat[2], lat[1] <= Double.parseDouble(c[1]) ? "met" : "MISSED"));
+            }
+        }
+        for (String name : List.of("relay-eos-5s", "relay-eos-1s", "relay-alo-1s")) {
+            double write = median(name, Run::firstWrite);
+            if (!Double.isNaN(write)) {
+                md.append(String.format("| %s submit (JVM launch) -> first output record <= 3 s | written %.1f s, visible to read_committed %.1f s | %s |%n",
+                        name, write, median(name, Run::firstVisible), write <= 3 ? "met" : "MISSED"));
+            }
+        }
+        return md.toString();
+    }
+
+    private void ratio(StringBuilder md, String target, String ours, String theirs, ToDoubleFunction<Run> field, double bound,
+                       boolean higherIsBetter) {
+        double a = median(ours, field);
+        double b = median(theirs, field);
+        if (Double.isNaN(a) || Double.isNaN(b)) {
+            return;
+        }
+        boolean met = higherIsBetter ? a / b >= bound : a / b <= bound;
+        String format = higherIsBetter ? "%s %,.0f vs %s %,.0f: %.2fx" : "%s %.2f vs %s %.2f: %.2fx";
+        md.append(String.format("| %s | " + format + " | %s |%n", target, ours, a, theirs, b, a / b, met ? "met" : "MISSED"));
+    }
+
+    /** Bars: median records/s, median client CPU s per million records, latency p50 and p99. */
+    void chart(File file) throws Exception {
+        List<String> names = new ArrayList<>(byCase.keySet());
+        List<String> timed = names.stream().filter(n -> latency(n) != null).toList();
+        int row = 22;
+        int rateTop = 10;
+        int cpuTop = rateTop + 30 + names.size() * row;
+        int latencyTop = cpuTop + 30 + names.size() * row;
+        int height = latencyTop + 40 + timed.size() * row;
+        BufferedImage image = new BufferedImage(1000, height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, 1000, height);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        double[] rates = names.stream().mapToDouble(n -> median(n, Run::rate)).toArray();
+        double[] cpus = names.stream().mapToDouble(n -> median(n, Run::steadyCpu)).toArray();
+        bars(g, "records/s (median, first output -> last visible)", names, rates, null, rateTop, row, new Color(0x3366cc), "%,.0f");
+        bars(g, "client CPU s per million records (median)", names, cpus, null, cpuTop, row, new Color(0xdc3912), "%.2f");
+        double[] p99 = timed.stream().mapToDouble(n -> latency(n)[1]).toArray();
+        double[] p50 = timed.stream().mapToDouble(n -> latency(n)[0]).toArray();
+        bars(g, "latency ms, record timestamp -> visible to read_committed: p99 (light) and p50 (dark)", timed, p99, p50, latencyTop, row,
+                new Color(0x109618), "%,.0f");
+        g.dispose();
+        ImageIO.write(image, "png", file);
+    }
+
+    private static void bars(Graphics2D g, String title, List<String> names, double[] values, double[] inner, int top, int row,
+                             Color color, String format) {
+        g.setColor(Color.BLACK);
+        g.drawString(title, 20, top + 14);
+        double max = Arrays.stream(values).filter(v -> !Double.isNaN(v)).max().orElse(1);
+        for (int i = 0; i < names.size(); i++) {
+            int y = top + 24 + i * row;
+            int length = (int) (640 * values[i] / max);
+            g.setColor(Color.BLACK);
+            g.drawString(names.get(i), 20, y + 13);
+            g.setColor(inner == null ? color : color.brighter().brighter());
+            g.fillRect(160, y, Math.max(1, length), row - 5);
+            String label = String.format(format, values[i]);
+            if (inner != null) {
+                int innerLength = (int) (640 * inner[i] / max);
+                g.setColor(color.darker());
+                g.fillRect(160, y, Math.max(1, innerLength), row - 5);
+                label = String.format(format + " / " + format, inner[i], values[i]);
+            }
+            g.setColor(Color.BLACK);
+            g.drawString(label, 170 + length, y + 13);
+        }
+    }
+}
