@@ -73,11 +73,14 @@ public final class Harness {
     static final int LIVE_SECONDS = 6;
     static final long CLK_TCK = 100;
     static final long RUN_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
+    static boolean jfr;
 
     /**
      * One run of one case.
      *
      * @param rate records/s from the first output record written (committed or not) to done
+     * @param writtenRate records/s from the first output record written to the last written (committed or not:
+     *     the processing rate without the wait for the last commit), NaN for window-count
      * @param launchRate records/s from launching the case's JVM to done
      * @param steadyCpu client CPU seconds per million records between first output and done
      * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
@@ -85,7 +88,7 @@ public final class Harness {
      * @param firstVisible seconds from launch to the first output record visible to read_committed
      * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
      */
-    record Run(String name, Kind kind, int round, double rate, double launchRate, double steadyCpu, double totalCpu,
+    record Run(String name, Kind kind, int round, double rate, double writtenRate, double launchRate, double steadyCpu, double totalCpu,
                double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {}
 
     private Harness() {}
@@ -107,6 +110,7 @@ public final class Harness {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--latency-rounds" -> latencyRounds = Integer.parseInt(args[++i]);
                 case "--bootstrap" -> bootstrap = args[++i];
+                case "--jfr" -> jfr = true;
                 case "--only" -> {
                     List<String> names = List.of(args[++i].split(","));
                     cases = CASES.stream().filter(c -> names.contains(c.name())).toList();
@@ -116,7 +120,7 @@ public final class Harness {
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...]");
+                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...] [--jfr]");
             }
         }
         int withLatency = latencyRounds != null ? latencyRounds : quick ? 1 : rounds;
@@ -185,11 +189,15 @@ public final class Harness {
         Files.deleteIfExists(result);
         long liveRecords = c.kind() == Kind.COPY && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xmx1g",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx1g",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Cases.class.getName(),
-                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString());
+                "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED"));
+        if (jfr) {
+            Path recordings = Files.createDirectories(Path.of("benchmarks", "target", "jfr"));
+            command.add("-XX:StartFlightRecording=settings=profile,filename=" + recordings.resolve(output + ".jfr"));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cases.class.getName(),
+                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString()));
 
         Properties adminProps = new Properties();
         adminProps.setProperty("bootstrap.servers", bootstrap);
@@ -205,6 +213,7 @@ public final class Harness {
             double cpu = 0;
             long rssKb = 0;
             long firstWrite = 0;
+            long allWritten = 0;
             double cpuAtFirstWrite = 0;
             long done = 0;
             double cpuAtDone = 0;
@@ -220,9 +229,15 @@ public final class Harness {
                     if (observer.failure() != null) {
                         throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
                     }
-                    if (firstWrite == 0 && endOffsetSum(admin, output) > 0) {
-                        firstWrite = System.nanoTime();
-                        cpuAtFirstWrite = cpu;
+                    if (allWritten == 0) {
+                        long written = endOffsetSum(admin, output);
+                        if (firstWrite == 0 && written > 0) {
+                            firstWrite = System.nanoTime();
+                            cpuAtFirstWrite = cpu;
+                        }
+                        if (written >= records && c.kind() != Kind.WINDOW) {
+                            allWritten = System.nanoTime();
+                        }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
                         done = observer.backlogDoneNanos();
@@ -263,6 +278,7 @@ public final class Harness {
             boolean fromLaunch = c.kind() == Kind.WINDOW;
             return new Run(c.name(), c.kind(), round,
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
+                    allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
                     (cpuAtDone - (fromLaunch ? 0 : cpuAtFirstWrite)) / millions,
                     cpuAtDone / millions,
@@ -298,18 +314,25 @@ public final class Harness {
         double cpuAtDone = Double.parseDouble(f[3]);
         double millions = records / 1e6;
         double firstSeconds = (first - launchMillis) / 1e3;
-        return new Run(c.name(), c.kind(), round, records / ((done - first) / 1e3), records / ((done - launchMillis) / 1e3),
+        double rate = records / ((done - first) / 1e3);
+        return new Run(c.name(), c.kind(), round, rate, rate, records / ((done - launchMillis) / 1e3),
                 (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
                 firstSeconds, firstSeconds, null);
     }
 
-    /** Stops a case: SIGTERM, then SIGKILL if it is still there after 10 s. */
+    /**
+     * Stops a case at once (SIGKILL): its output is verified, and a clean shutdown would only cost
+     * time. With --jfr: SIGTERM first, so the recording is written on the way out.
+     */
     static void stop(Process process) throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            process.waitFor();
+        if (jfr) {
+            process.destroy();
+            if (process.waitFor(30, TimeUnit.SECONDS)) {
+                return;
+            }
         }
+        process.destroyForcibly();
+        process.waitFor();
     }
 
     /** The latency phase: COUNT records at LIVE_RATE/s, sequence numbers from FROM on, timestamped at send. */

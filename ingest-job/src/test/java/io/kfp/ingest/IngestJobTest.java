@@ -90,7 +90,7 @@ class IngestJobTest {
     }
 
     @Test
-    void operatorsKeepStableUidsAndOneReaderPerEndpoint() {
+    void operatorsKeepStableUidsAndOneReaderAndWriterPerEndpoint() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration config = config("--ingest.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
         new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), new CollectingSink<>()).defineWorkflow(env);
@@ -98,6 +98,12 @@ class IngestJobTest {
         assertThat(nodes).extracting(StreamNode::getTransformationUID).contains(IngestJob.SOURCE_UID, IngestJob.SINK_UID);
         assertThat(nodes)
                 .filteredOn(n -> IngestJob.SOURCE_UID.equals(n.getTransformationUID()))
+                .singleElement()
+                .extracting(StreamNode::getParallelism)
+                .isEqualTo(3);
+        // The writers run at the readers' parallelism, so each reader is chained to its own (no shuffle).
+        assertThat(nodes)
+                .filteredOn(n -> IngestJob.SINK_UID.equals(n.getTransformationUID()))
                 .singleElement()
                 .extracting(StreamNode::getParallelism)
                 .isEqualTo(3);

@@ -39,6 +39,8 @@ public final class KafkaClientOptions implements OptionGroup {
                     Map.entry("partition.discovery.interval.ms", "source.partition-discovery-interval"),
                     Map.entry("transactional.id", "sink.transactional-id-prefix"),
                     Map.entry("transaction.timeout.ms", "sink.transaction-timeout"),
+                    Map.entry("batch.size", "sink.batch-size"),
+                    Map.entry("linger.ms", "sink.linger"),
                     Map.entry("key.serializer", "(set by the job)"),
                     Map.entry("value.serializer", "(set by the job)"),
                     Map.entry("key.deserializer", "(set by the job)"),

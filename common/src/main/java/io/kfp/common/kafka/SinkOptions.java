@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
@@ -137,6 +138,28 @@ public final class SinkOptions implements OptionGroup {
                             "Write each record's Flink timestamp as the Kafka record timestamp."
                                     + " Off: the producer stamps the send time.");
 
+    public static final ConfigOption<MemorySize> BATCH_SIZE =
+            key("sink.batch-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64 kb"))
+                    .withDescription(
+                            "Producer batch.size: the most bytes gathered per partition before a"
+                                    + " request is sent. 64 KiB (Kafka's default is 16 KiB) means"
+                                    + " fewer, fuller requests at high rates: measured, 16 KiB cost"
+                                    + " the relay more CPU per record. Each partition being written"
+                                    + " holds one such buffer in the producer's buffer.memory (32 MiB).");
+
+    public static final ConfigOption<Duration> LINGER =
+            key("sink.linger")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(5))
+                    .withDescription(
+                            "Producer linger.ms: how long a batch may wait to fill before it is"
+                                    + " sent; adds at most this much latency. 0 sends at once"
+                                    + " (more, smaller requests).");
+
+    private static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
     private static final Pattern SAFE_PREFIX = Pattern.compile("[A-Za-z0-9._-]+");
 
     private SinkOptions() {}
@@ -155,7 +178,9 @@ public final class SinkOptions implements OptionGroup {
                 TRANSACTION_TIMEOUT,
                 TRANSACTION_NAMING,
                 PARTITIONER,
-                WRITE_TIMESTAMPS);
+                WRITE_TIMESTAMPS,
+                BATCH_SIZE,
+                LINGER);
     }
 
     @Override
@@ -178,6 +203,16 @@ public final class SinkOptions implements OptionGroup {
                                         "only letters, digits, '.', '_' and '-' are allowed.",
                                         "use e.g. kfp.relay-job.eu-1, or remove it for the"
                                                 + " default."));
+        long batch = config.get(BATCH_SIZE).getBytes();
+        if (batch < 1 || batch > MAX_BATCH_BYTES) {
+            problems.add(
+                    BATCH_SIZE.key(),
+                    "must be between 1 byte and 16 mb.",
+                    "use e.g. 64 kb (the default), or 1 mb for large records.");
+        }
+        if (config.get(LINGER).isNegative() || config.get(LINGER).toMillis() > Integer.MAX_VALUE) {
+            problems.add(LINGER.key(), "must be 0 or more, and below 24 days.", "use e.g. 5 ms (the default).");
+        }
         if (config.get(DELIVERY_GUARANTEE) != Guarantee.EXACTLY_ONCE) {
             return;
         }

@@ -179,6 +179,14 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--kafka.properties.transaction.timeout.ms", "1").fix())
                 .contains("sink.transaction-timeout");
         assertThat(valid("--kafka.properties.security.protocol", "SASL_SSL")).isNotNull();
+        assertThat(onlyProblem("--kafka.properties.batch.size", "16384").fix()).contains("sink.batch-size");
+    }
+
+    @Test
+    void producerBatching() {
+        assertThat(onlyProblem("--sink.batch-size", "0 b").key()).isEqualTo("sink.batch-size");
+        assertThat(onlyProblem("--sink.batch-size", "1 gb").problem()).contains("16 mb");
+        assertThat(valid("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")).isNotNull();
     }
 
     @Test

@@ -100,6 +100,16 @@ class KafkaFactoriesTest {
     }
 
     @Test
+    void producersBatchAsConfigured() {
+        assertThat(KafkaSinkFactory.producerProperties(config()))
+                .containsEntry("batch.size", String.valueOf(64 * 1024))
+                .containsEntry("linger.ms", "5");
+        assertThat(KafkaSinkFactory.producerProperties(config("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")))
+                .containsEntry("batch.size", String.valueOf(1024 * 1024))
+                .containsEntry("linger.ms", "0");
+    }
+
+    @Test
     void derivedIdsComeFromJobNameAndInstance() {
         Configuration c = config("--job.instance-id", "eu-1");
         assertThat(SinkOptions.transactionalIdPrefix(c)).isEqualTo("kfp.relay-job.eu-1");
