@@ -1,5 +1,7 @@
 package io.kfp.sink;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Bytes as one printable line: valid UTF-8 is printed as text; each byte that is not part of
  * valid UTF-8 is printed as {@code \xNN}. Line breaks, tabs, other control characters and the
@@ -16,6 +18,13 @@ final class EscapedText {
         int i = 0;
         int n = bytes.length;
         while (i < n) {
+            // Runs of printable ASCII (the common case) are copied at once, not char by char.
+            int run = plainRun(bytes, i);
+            if (run > i) {
+                out.append(new String(bytes, i, run - i, StandardCharsets.ISO_8859_1));
+                i = run;
+                continue;
+            }
             int b = bytes[i] & 0xff;
             if (b < 0x80) {
                 appendAscii(b, out);
@@ -38,6 +47,24 @@ final class EscapedText {
             }
             i += length;
         }
+    }
+
+    /** True if every byte is printable ASCII other than '\\': the text is the bytes themselves. */
+    static boolean isPlain(byte[] bytes) {
+        return plainRun(bytes, 0) == bytes.length;
+    }
+
+    /** The end of the run of printable ASCII bytes other than '\\' starting at {@code from}. */
+    private static int plainRun(byte[] bytes, int from) {
+        int i = from;
+        while (i < bytes.length) {
+            byte b = bytes[i];
+            if (b < 0x20 || b == 0x7f || b == '\\') {
+                break;
+            }
+            i++;
+        }
+        return i;
     }
 
     private static void appendAscii(int b, StringBuilder out) {

@@ -2,6 +2,7 @@ package io.kfp.sink;
 
 import io.kfp.common.config.Escapes;
 import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -22,6 +23,7 @@ public final class RecordFormatter implements Serializable {
     private final boolean key;
     private final String separator;
     private final String nullLiteral;
+    private final boolean valueOnly;
 
     RecordFormatter(
             boolean timestamp,
@@ -38,6 +40,7 @@ public final class RecordFormatter implements Serializable {
         this.key = key;
         this.separator = separator;
         this.nullLiteral = nullLiteral;
+        this.valueOnly = !timestamp && !partition && !offset && !headers && !key;
     }
 
     public static RecordFormatter fromConfig(ReadableConfig config) {
@@ -53,6 +56,11 @@ public final class RecordFormatter implements Serializable {
 
     /** The line for {@code record}, without the line break. */
     public String format(ConsumerRecord<byte[], byte[]> record) {
+        byte[] value = record.value();
+        if (valueOnly && value != null && EscapedText.isPlain(value)) {
+            // The default output of plain text: the value's bytes are the line.
+            return new String(value, StandardCharsets.ISO_8859_1);
+        }
         StringBuilder line = new StringBuilder(64 + (record.value() == null ? 0 : record.value().length));
         if (timestamp) {
             String type = record.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:";

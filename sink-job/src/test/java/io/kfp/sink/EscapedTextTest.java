@@ -60,6 +60,18 @@ class EscapedTextTest {
     }
 
     @Test
+    void plainAsciiIsRecognisedAndRunsOfItSurviveAroundEscapes() {
+        assertThat(EscapedText.isPlain("plain text, 100% ASCII ~".getBytes(StandardCharsets.US_ASCII))).isTrue();
+        assertThat(EscapedText.isPlain(new byte[0])).isTrue();
+        assertThat(EscapedText.isPlain("back\\slash".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        assertThat(EscapedText.isPlain(bytes(0x41, 0x0a))).isFalse();
+        assertThat(EscapedText.isPlain(bytes(0x41, 0x7f))).isFalse();
+        assertThat(EscapedText.isPlain(bytes(0xc3, 0xa9))).isFalse();
+        assertThat(escape("a long plain run\tthen more\\".getBytes(StandardCharsets.US_ASCII)))
+                .isEqualTo("a long plain run\\tthen more\\\\");
+    }
+
+    @Test
     void everySingleByteValueProducesOneLineWithoutThrowing() {
         for (int i = 0; i < 256; i++) {
             assertThat(escape(bytes(i, 0xe2, i, 0x82))).doesNotContain("\n", "\r");

@@ -28,6 +28,9 @@ class RecordFormatterTest {
         RecordFormatter f = new RecordFormatter(false, false, false, false, false, "\t", "null");
         assertThat(f.format(record("k", utf8("hello"), new RecordHeaders()))).isEqualTo("hello");
         assertThat(f.format(record("k", null, new RecordHeaders()))).isEqualTo("null");
+        assertThat(f.format(record("k", utf8("two\nlines, a \\ and é"), new RecordHeaders())))
+                .as("values that are not plain ASCII still go through the escaping")
+                .isEqualTo("two\\nlines, a \\\\ and é");
     }
 
     @Test
