@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +75,8 @@ public final class Harness {
     static final long CLK_TCK = 100;
     static final long RUN_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
     static boolean jfr;
+    /** The case JVM running now, killed if the harness is stopped (Ctrl-C) so it cannot outlive it. */
+    static volatile Process running;
 
     /**
      * One run of one case.
@@ -122,6 +125,12 @@ public final class Harness {
         // One latency phase per case (60,000 timed records) is plenty for p50/p99/max and keeps the
         // default run under 25 minutes.
         int withLatency = latencyRounds != null ? latencyRounds : 1;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Process p = running;
+            if (p != null) {
+                p.destroyForcibly();
+            }
+        }, "stop-case"));
         EmbeddedKafka kafka = null;
         if (bootstrap == null) {
             kafka = EmbeddedKafka.start(Path.of("benchmarks", "target", "kafka"));
@@ -149,11 +158,11 @@ public final class Harness {
             for (Case c : cases) {
                 Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
-                System.out.printf("  %-18s round %d: %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
+                System.out.printf(Locale.ROOT, "  %-18s round %d: %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
                                 + " broker %.1f CPU s, peak RSS %d MB, first write %.1f s, visible %.1f s%s%n",
                         c.name(), round, run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
                         run.firstWrite(), run.firstVisible(), run.latency() == null ? ""
-                                : String.format(", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
+                                : String.format(Locale.ROOT, ", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
             }
         }
         double minutes = (System.nanoTime() - started) / 60e9;
@@ -208,6 +217,7 @@ public final class Harness {
             long launchMillis = System.currentTimeMillis();
             long launched = System.nanoTime();
             process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            running = process;
             long pid = process.pid();
             double cpu = 0;
             long rssKb = 0;
@@ -241,12 +251,16 @@ public final class Harness {
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
                         done = observer.backlogDoneNanos();
                         cpuAtDone = cpu;
-                        brokerCpu = processCpuSeconds() - brokerCpuBefore - observer.cpuSeconds();
+                        brokerCpu = kafka == null ? Double.NaN : processCpuSeconds() - brokerCpuBefore - observer.cpuSeconds();
                         if (liveRecords > 0) {
                             liveProducer = startLive(bootstrap, live, records, liveRecords);
                         }
                     }
                     if (observer.complete()) {
+                        observer.close();
+                        if (observer.failure() != null) {
+                            throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
+                        }
                         break;
                     }
                 }
@@ -270,7 +284,10 @@ public final class Harness {
             }
             if (observer == null) {
                 return printed(c, round, process, log, result, records, launchMillis, cpu, rssKb,
-                        processCpuSeconds() - brokerCpuBefore);
+                        kafka == null ? Double.NaN : processCpuSeconds() - brokerCpuBefore);
+            }
+            if (done == 0 || (firstWrite == 0 && c.kind() != Kind.WINDOW)) {
+                throw new IllegalStateException(c.name() + " round " + round + ": complete without a first write or done time; see " + log);
             }
             double millions = records / 1e6;
             // window-count writes only as windows close, at the input's end: count it from launch.
@@ -295,14 +312,18 @@ public final class Harness {
                     (observer.firstVisibleNanos() - launched) / 1e9,
                     observer.latencyMillis());
         } finally {
-            if (process != null) {
-                stop(process);
-            }
-            if (observer != null) {
-                observer.close();
-            }
-            if (liveProducer != null) {
-                liveProducer.join();
+            try {
+                if (process != null) {
+                    stop(process);
+                    running = null;
+                }
+            } finally {
+                if (observer != null) {
+                    observer.close();
+                }
+                if (liveProducer != null) {
+                    liveProducer.join();
+                }
             }
         }
     }

@@ -81,6 +81,9 @@ final class Observer implements AutoCloseable {
         try (consumer) {
             while (!stop && visible < expected && failure == null) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(20))) {
+                    if (failure != null) {
+                        break;
+                    }
                     long now = System.currentTimeMillis();
                     if (firstVisibleNanos == 0) {
                         firstVisibleNanos = System.nanoTime();
@@ -144,8 +147,9 @@ final class Observer implements AutoCloseable {
         return backlogDoneNanos;
     }
 
+    /** Backlog and latency phase visible (known only after the batch that completed them is counted). */
     boolean complete() {
-        return visible >= expected;
+        return backlogDoneNanos != 0 && visible >= expected;
     }
 
     String progress() {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
@@ -49,9 +50,9 @@ final class Report {
                 + "client_cpu_s_per_million_with_start,broker_cpu_s,peak_rss_mb,launch_to_first_write_s,launch_to_first_visible_s,"
                 + "latency_p50_ms,latency_p99_ms,latency_max_ms\n");
         for (Run r : runs) {
-            csv.append(String.format("%s,%d,%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n", r.name(), r.round(), r.rate(), r.writtenRate(), r.launchRate(),
+            csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n", r.name(), r.round(), r.rate(), r.writtenRate(), r.launchRate(),
                     r.steadyCpu(), r.totalCpu(), r.brokerCpu(), r.peakRssMb(), r.firstWrite(), r.firstVisible(),
-                    r.latency() == null ? ",," : String.format("%.0f,%.0f,%.0f", r.latency()[0], r.latency()[1], r.latency()[2])));
+                    r.latency() == null ? ",," : String.format(Locale.ROOT, "%.0f,%.0f,%.0f", r.latency()[0], r.latency()[1], r.latency()[2])));
         }
         return csv.toString();
     }
@@ -68,7 +69,7 @@ final class Report {
 
     private String spread(String name, ToDoubleFunction<Run> field, String format) {
         List<Double> v = values(name, field);
-        return String.format(format + " [" + format + ", " + format + "]", median(name, field),
+        return String.format(Locale.ROOT, format + " [" + format + ", " + format + "]", median(name, field),
                 v.stream().mapToDouble(d -> d).min().orElse(Double.NaN), v.stream().mapToDouble(d -> d).max().orElse(Double.NaN));
     }
 
@@ -84,7 +85,7 @@ final class Report {
     }
 
     String markdown(long records, int rounds, int latencyRounds, double minutes) {
-        StringBuilder md = new StringBuilder(String.format(
+        StringBuilder md = new StringBuilder(String.format(Locale.ROOT,
                 "%,d records of 100 bytes (8-byte keys), 4 partitions, parallelism 2, %d rounds, cases alternating, each in its own"
                         + " JVM (-Xmx1g); median [min, max]. Records/s and CPU are counted from the first output record written to the"
                         + " moment the last is visible to a read_committed consumer (window-count: from launch, as it writes only when"
@@ -92,18 +93,18 @@ final class Report {
                         + " start. Latency: %,d records/s for %d s after the backlog, record timestamp -> visible to read_committed"
                         + " (Micrometer timer; median of the rounds' p50 and p99, max of their max; %d round(s)). The whole run took %.1f min.%n%n",
                 records, rounds, Harness.LIVE_RATE, Harness.LIVE_SECONDS, latencyRounds, minutes));
-        md.append("| case | records/s | records/s written | records/s from launch | client CPU s / M records | with start | broker CPU s | peak RSS MB"
+        md.append("| case | records/s | records/s written | records/s from launch | client CPU s / M records | with start | broker CPU s (harness JVM) | peak RSS MB"
                 + " | launch -> first write / visible (s) | latency p50 / p99 / max (ms) |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|\n");
         byCase.forEach((name, list) -> {
             double[] lat = latency(name);
-            md.append(String.format("| %s | %s | %s | %,.0f | %s | %.2f | %.1f | %d | %.1f / %.1f | %s |%n", name,
-                    spread(name, Run::rate, "%,.0f"), Double.isNaN(median(name, Run::writtenRate)) ? "-" : String.format("%,.0f", median(name, Run::writtenRate)),
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %s | %.2f | %.1f | %d | %.1f / %.1f | %s |%n", name,
+                    spread(name, Run::rate, "%,.0f"), Double.isNaN(median(name, Run::writtenRate)) ? "-" : String.format(Locale.ROOT, "%,.0f", median(name, Run::writtenRate)),
                     median(name, Run::launchRate), spread(name, Run::steadyCpu, "%.2f"),
                     median(name, Run::totalCpu), median(name, Run::brokerCpu),
                     list.stream().mapToLong(Run::peakRssMb).max().orElse(0),
                     median(name, Run::firstWrite), median(name, Run::firstVisible),
-                    lat == null ? "-" : String.format("%.0f / %.0f / %.0f", lat[0], lat[1], lat[2])));
+                    lat == null ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", lat[0], lat[1], lat[2])));
         });
         md.append("\nTargets of issue #7 (medians of this run):\n\n| target | figures | |\n|---|---|---|\n");
         ratio(md, "relay EXACTLY_ONCE >= 1.5x Kafka Streams exactly_once_v2, same commit interval (5 s)",
@@ -118,7 +119,7 @@ final class Report {
         double aloCpu = median("relay-alo-5s", Run::steadyCpu);
         if (!Double.isNaN(eos) && !Double.isNaN(alo)) {
             double cost = Math.max(1 - eos / alo, eosCpu / aloCpu - 1);
-            md.append(String.format("| EXACTLY_ONCE vs AT_LEAST_ONCE cost <= 5%% at 5 s | rate %,.0f vs %,.0f (%+.1f%%), CPU %.2f vs %.2f (%+.1f%%) | %s |%n",
+            md.append(String.format(Locale.ROOT, "| EXACTLY_ONCE vs AT_LEAST_ONCE cost <= 5%% at 5 s | rate %,.0f vs %,.0f (%+.1f%%), CPU %.2f vs %.2f (%+.1f%%) | %s |%n",
                     eos, alo, 100 * (eos / alo - 1), eosCpu, aloCpu, 100 * (eosCpu / aloCpu - 1), cost <= 0.05 ? "met" : "MISSED"));
             ratio(md, "(the same on the rate until the last record is written, i.e. without the wait for the last commit)",
                     "relay-eos-5s", "relay-alo-5s", Run::writtenRate, 0.95, true);
@@ -128,14 +129,14 @@ final class Report {
         for (String[] c : new String[][] {{"relay-eos-5s", "5500"}, {"relay-eos-1s", "1500"}}) {
             double[] lat = latency(c[0]);
             if (lat != null) {
-                md.append(String.format("| %s p99 latency <= checkpoint interval + 0.5 s (%s ms) | p99 %.0f ms (p50 %.0f, max %.0f) | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s p99 latency <= checkpoint interval + 0.5 s (%s ms) | p99 %.0f ms (p50 %.0f, max %.0f) | %s |%n",
                         c[0], c[1], lat[1], lat[0], lat[2], lat[1] <= Double.parseDouble(c[1]) ? "met" : "MISSED"));
             }
         }
         for (String name : List.of("relay-eos-5s", "relay-eos-1s", "relay-alo-1s")) {
             double write = median(name, Run::firstWrite);
             if (!Double.isNaN(write)) {
-                md.append(String.format("| %s submit (JVM launch) -> first output record <= 3 s | written %.1f s, visible to read_committed %.1f s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s submit (JVM launch) -> first output record <= 3 s | written %.1f s, visible to read_committed %.1f s | %s |%n",
                         name, write, median(name, Run::firstVisible), write <= 3 ? "met" : "MISSED"));
             }
         }
@@ -151,7 +152,7 @@ final class Report {
         }
         boolean met = higherIsBetter ? a / b >= bound : a / b <= bound;
         String format = higherIsBetter ? "%s %,.0f vs %s %,.0f: %.2fx" : "%s %.2f vs %s %.2f: %.2fx";
-        md.append(String.format("| %s | " + format + " | %s |%n", target, ours, a, theirs, b, a / b, met ? "met" : "MISSED"));
+        md.append(String.format(Locale.ROOT, "| %s | " + format + " | %s |%n", target, ours, a, theirs, b, a / b, met ? "met" : "MISSED"));
     }
 
     /** Bars: median records/s, median client CPU s per million records, latency p50 and p99. */
@@ -193,12 +194,12 @@ final class Report {
             g.drawString(names.get(i), 20, y + 13);
             g.setColor(inner == null ? color : color.brighter().brighter());
             g.fillRect(160, y, Math.max(1, length), row - 5);
-            String label = String.format(format, values[i]);
+            String label = String.format(Locale.ROOT, format, values[i]);
             if (inner != null) {
                 int innerLength = (int) (640 * inner[i] / max);
                 g.setColor(color.darker());
                 g.fillRect(160, y, Math.max(1, innerLength), row - 5);
-                label = String.format(format + " / " + format, inner[i], values[i]);
+                label = String.format(Locale.ROOT, format + " / " + format, inner[i], values[i]);
             }
             g.setColor(Color.BLACK);
             g.drawString(label, 170 + length, y + 13);

@@ -158,7 +158,7 @@ public final class SinkOptions implements OptionGroup {
                                     + " sent; adds at most this much latency. 0 sends at once"
                                     + " (more, smaller requests).");
 
-    private static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
+    private static final int MAX_BATCH_BYTES = 1024 * 1024;
 
     private static final Pattern SAFE_PREFIX = Pattern.compile("[A-Za-z0-9._-]+");
 
@@ -207,10 +207,13 @@ public final class SinkOptions implements OptionGroup {
         if (batch < 1 || batch > MAX_BATCH_BYTES) {
             problems.add(
                     BATCH_SIZE.key(),
-                    "must be between 1 byte and 16 mb.",
-                    "use e.g. 64 kb (the default), or 1 mb for large records.");
+                    "must be between 1 byte and 1 mb: a batch travels in one request, and requests"
+                            + " above 1 MiB exceed the producer's max.request.size and the broker's"
+                            + " message.max.bytes defaults.",
+                    "use e.g. 64 kb (the default).");
         }
-        if (config.get(LINGER).isNegative() || config.get(LINGER).toMillis() > Integer.MAX_VALUE) {
+        Duration linger = config.get(LINGER);
+        if (linger.isNegative() || linger.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
             problems.add(LINGER.key(), "must be 0 or more, and below 24 days.", "use e.g. 5 ms (the default).");
         }
         if (config.get(DELIVERY_GUARANTEE) != Guarantee.EXACTLY_ONCE) {

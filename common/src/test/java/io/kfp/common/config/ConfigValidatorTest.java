@@ -185,7 +185,8 @@ class ConfigValidatorTest {
     @Test
     void producerBatching() {
         assertThat(onlyProblem("--sink.batch-size", "0 b").key()).isEqualTo("sink.batch-size");
-        assertThat(onlyProblem("--sink.batch-size", "1 gb").problem()).contains("16 mb");
+        assertThat(onlyProblem("--sink.batch-size", "2 mb").problem()).contains("1 mb", "max.request.size");
+        assertThat(onlyProblem("--sink.linger", "9999999999 s").key()).isEqualTo("sink.linger");
         assertThat(valid("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")).isNotNull();
     }
 
