@@ -3,6 +3,7 @@ package io.kfp.bench;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -238,7 +239,10 @@ public final class Cases {
         java.util.concurrent.atomic.AtomicReference<Double> feederCpu = new java.util.concurrent.atomic.AtomicReference<>(0.0);
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread feeder = new Thread(() -> {
-                try (Socket socket = server.accept(); OutputStream out = socket.getOutputStream()) {
+                // Buffered: the generator hands out one line per read, and a socket write per line
+                // would make the feeder, not the job, the bottleneck.
+                try (Socket socket = server.accept();
+                        OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024)) {
                     lines(records).transferTo(out);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
