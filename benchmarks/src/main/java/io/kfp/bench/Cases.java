@@ -43,10 +43,11 @@ import org.apache.kafka.streams.kstream.Produced;
 /**
  * One benchmark case, run in a JVM of its own by {@link Harness}.
  *
- * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE}. INPUT holds the
- * pre-produced records; LIVE is an empty topic of this run into which the harness produces the
- * latency phase's records once the backlog is through. Copying cases read both and run until the
- * harness stops them; producing cases write RECORDS records to OUTPUT and exit; printing cases
+ * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE LIVE_RECORDS}. INPUT
+ * holds the pre-produced records; LIVE is an empty topic of this run into which the harness
+ * produces the latency phase's records once the backlog is through. Copying cases read both and
+ * run until the harness stops them; producing cases write RECORDS records to OUTPUT, then
+ * LIVE_RECORDS more at {@link Harness#LIVE_RATE} per second (their latency phase), and exit; printing cases
  * print INPUT to a counting, discarding stdout and exit after RECORDS lines, writing their timings
  * to RESULT_FILE (see {@link PrintedLines}).
  */
@@ -62,10 +63,12 @@ public final class Cases {
         String output = args[4];
         long records = Long.parseLong(args[5]);
         Path result = Path.of(args[6]);
+        // Producing cases run the latency phase themselves: this many paced records after the backlog.
+        long liveRecords = Long.parseLong(args[7]);
         switch (name) {
-            case "producer" -> produce(bootstrap, output, records);
-            case "ingest-job" -> ingest(bootstrap, output, records, result);
-            case "console-producer" -> consoleProducer(bootstrap, output, records);
+            case "producer" -> produce(bootstrap, output, records, liveRecords);
+            case "ingest-job" -> ingest(bootstrap, output, records, liveRecords, result);
+            case "console-producer" -> consoleProducer(bootstrap, output, records, liveRecords);
             case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null);
             case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5));
             case "streams-alo" -> streams(bootstrap, List.of(input, live), output, "at_least_once", 100);
@@ -123,13 +126,33 @@ public final class Cases {
         return seq;
     }
 
-    static void produce(String bootstrap, String topic, long records) {
+    /** RECORDS records as fast as the producer takes them, then (once all are acknowledged) LIVE paced ones. */
+    static void produce(String bootstrap, String topic, long records, long live) {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < records; i++) {
                 producer.send(new ProducerRecord<>(topic, key(i), value(i)));
             }
             producer.flush();
+            sendPaced(producer, topic, records, live);
+        }
+    }
+
+    /** COUNT records at {@link Harness#LIVE_RATE} per second, sequence numbers from FROM on, timestamped at send. */
+    static void sendPaced(KafkaProducer<byte[], byte[]> producer, String topic, long from, long count) {
+        long start = System.nanoTime();
+        for (long i = 0; i < count; i++) {
+            pace(start, i);
+            producer.send(new ProducerRecord<>(topic, key(from + i), value(from + i)));
+        }
+        producer.flush();
+    }
+
+    /** Waits until the i-th paced record is due. */
+    private static void pace(long startNanos, long i) {
+        long wait = startNanos + i * 1_000_000_000L / Harness.LIVE_RATE - System.nanoTime();
+        if (wait > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(wait);
         }
     }
 
@@ -199,12 +222,17 @@ public final class Cases {
         Thread.sleep(Long.MAX_VALUE);
     }
 
-    /** Text lines of 100 bytes: the 12-digit sequence number, 87 'v', '\n'; generated as read. */
-    static InputStream lines(long count) {
+    /**
+     * Text lines of 100 bytes (the 12-digit sequence number, 87 'v', '\n'), sequence numbers FROM
+     * to FROM + COUNT - 1, generated as read; with {@code paced}, each line is handed out only when
+     * due at {@link Harness#LIVE_RATE} per second (from the first read on).
+     */
+    static InputStream lines(long from, long count, boolean paced) {
         return new InputStream() {
             private byte[] line = new byte[100];
             private long next;
             private int pos = 100;
+            private long start;
 
             @Override
             public int read() {
@@ -218,7 +246,13 @@ public final class Cases {
                     if (next == count) {
                         return -1;
                     }
-                    line = value(next++);
+                    if (paced) {
+                        if (next == 0) {
+                            start = System.nanoTime();
+                        }
+                        pace(start, next);
+                    }
+                    line = value(from + next++);
                     line[99] = '\n';
                     pos = 0;
                 }
@@ -235,7 +269,7 @@ public final class Cases {
      * serving the lines is the benchmark's, not the job's: its CPU time goes to the result file
      * for the harness to take off the case's.
      */
-    static void ingest(String bootstrap, String output, long records, Path result) throws Exception {
+    static void ingest(String bootstrap, String output, long records, long live, Path result) throws Exception {
         java.util.concurrent.atomic.AtomicReference<Double> feederCpu = new java.util.concurrent.atomic.AtomicReference<>(0.0);
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread feeder = new Thread(() -> {
@@ -243,7 +277,14 @@ public final class Cases {
                 // would make the feeder, not the job, the bottleneck.
                 try (Socket socket = server.accept();
                         OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024)) {
-                    lines(records).transferTo(out);
+                    lines(0, records, false).transferTo(out);
+                    out.flush();
+                    InputStream paced = lines(records, live, true);
+                    byte[] line = new byte[100];
+                    for (int n; (n = paced.read(line, 0, line.length)) > 0; ) {
+                        out.write(line, 0, n);
+                        out.flush();
+                    }
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 } finally {
@@ -263,8 +304,8 @@ public final class Cases {
     }
 
     /** Kafka's console producer, the same lines on its stdin, the same producer settings. */
-    static void consoleProducer(String bootstrap, String output, long records) throws Exception {
-        System.setIn(lines(records));
+    static void consoleProducer(String bootstrap, String output, long records, long live) throws Exception {
+        System.setIn(new java.io.SequenceInputStream(lines(0, records, false), lines(records, live, true)));
         org.apache.kafka.tools.ConsoleProducer.main(new String[] {
             "--bootstrap-server", bootstrap, "--topic", output,
             "--producer-property", "acks=all", "--producer-property", "linger.ms=5",

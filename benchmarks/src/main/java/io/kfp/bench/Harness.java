@@ -11,13 +11,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -29,9 +27,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>A run: an {@link Observer} reads the run's output topic with read_committed from the start;
  * the case is launched; the backlog (RECORDS pre-produced records, or RECORDS records the case
- * produces itself) is through when all of it is visible to the observer. Copying cases then get a
- * latency phase: {@value #LIVE_RATE} records/s for {@value #LIVE_SECONDS} s produced into the run's
- * own live topic, each timed from its timestamp until visible. Then the case is stopped.
+ * produces itself) is through when all of it is visible to the observer. Then the latency phase:
+ * {@value #LIVE_RATE} records/s for {@value #LIVE_SECONDS} s, each timed from its timestamp until
+ * visible; copying cases get them in the run's own live topic from this JVM, producing cases
+ * produce (or are fed) them themselves after their backlog. Then the case is stopped.
  * Printing cases (sink-job, console-consumer) check and count their own stdout and report.
  *
  * <p>Usage: {@code benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N]
@@ -151,7 +150,7 @@ public final class Harness {
         String input = "bench-in";
         createTopics(bootstrap, kafka, input);
         System.out.printf("producing %,d input records...%n", records);
-        Cases.produce(bootstrap, input, records);
+        Cases.produce(bootstrap, input, records, 0);
 
         List<Run> runs = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
@@ -194,7 +193,8 @@ public final class Harness {
         Path result = Path.of("benchmarks", "target", "result-" + output + ".txt");
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(result);
-        long liveRecords = c.kind() == Kind.COPY && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
+        // Copying cases get their latency phase from this JVM; producing cases run it themselves.
+        long liveRecords = (c.kind() == Kind.COPY || c.kind() == Kind.PRODUCE) && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx1g",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
@@ -205,7 +205,7 @@ public final class Harness {
             command.add("-Dbench.jfr=true");
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cases.class.getName(),
-                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString()));
+                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString(), String.valueOf(liveRecords)));
 
         Properties adminProps = new Properties();
         adminProps.setProperty("bootstrap.servers", bootstrap);
@@ -252,7 +252,7 @@ public final class Harness {
                         done = observer.backlogDoneNanos();
                         cpuAtDone = cpu;
                         brokerCpu = kafka == null ? Double.NaN : processCpuSeconds() - brokerCpuBefore - observer.cpuSeconds();
-                        if (liveRecords > 0) {
+                        if (liveRecords > 0 && c.kind() == Kind.COPY) {
                             liveProducer = startLive(bootstrap, live, records, liveRecords);
                         }
                     }
@@ -363,20 +363,12 @@ public final class Harness {
         process.waitFor();
     }
 
-    /** The latency phase: COUNT records at LIVE_RATE/s, sequence numbers from FROM on, timestamped at send. */
+    /** The latency phase of a copying case: COUNT paced records into its live topic, from FROM on. */
     static Thread startLive(String bootstrap, String topic, long from, long count) {
         Thread thread = new Thread(() -> {
             try (KafkaProducer<byte[], byte[]> producer =
                     new KafkaProducer<>(Cases.producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
-                long start = System.nanoTime();
-                for (long i = 0; i < count; i++) {
-                    long due = start + i * 1_000_000_000L / LIVE_RATE;
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    producer.send(new ProducerRecord<>(topic, Cases.key(from + i), Cases.value(from + i)));
-                }
+                Cases.sendPaced(producer, topic, from, count);
             }
         }, "live-producer-" + topic);
         thread.start();

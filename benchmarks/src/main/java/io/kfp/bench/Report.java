@@ -90,7 +90,7 @@ final class Report {
                         + " JVM (-Xmx1g); median [min, max]. Records/s and CPU are counted from the first output record written to the"
                         + " moment the last is visible to a read_committed consumer (window-count: from launch, as it writes only when"
                         + " windows close); \"with start\" includes the JVM's (and Flink's)"
-                        + " start. Latency: %,d records/s for %d s after the backlog, record timestamp -> visible to read_committed"
+                        + " start. Latency: %,d records/s for %d s after the backlog (produced by the case itself for producing cases), record timestamp -> visible to read_committed"
                         + " (Micrometer timer; median of the rounds' p50 and p99, max of their max; %d round(s)). The whole run took %.1f min.%n%n",
                 records, rounds, Harness.LIVE_RATE, Harness.LIVE_SECONDS, latencyRounds, minutes));
         md.append("| case | records/s | records/s written | records/s from launch | client CPU s / M records | with start | broker CPU s (harness JVM) | peak RSS MB"
