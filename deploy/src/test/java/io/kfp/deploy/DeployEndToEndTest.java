@@ -126,14 +126,14 @@ class DeployEndToEndTest {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
             } finally {
-                // Never hide the failure that brought us here: stop producing, do not wait for it.
+                producing.set(false);
                 if (recoverySeconds.size() < KILLS) {
-                    producing.set(false);
+                    // Never hide the failure that brought us here behind the producer's wait.
+                    producer.interrupt();
                 }
                 producer.join(TimeUnit.MINUTES.toMillis(3));
-                producing.set(false);
             }
-            assertThat(produced.get()).as("records produced").isEqualTo(RECORDS);
+            assertThat(produced.get()).as("records produced").isGreaterThanOrEqualTo(RECORDS);
 
             // 3. Stop the relay with a savepoint, resume it, produce more.
             String savepoint = kfp("stop", "relay", "--savepoint", RUN.resolve("savepoints").toString()).trim();
@@ -251,7 +251,9 @@ class DeployEndToEndTest {
 
     private static void produce(AtomicBoolean producing, AtomicInteger produced) {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            while (producing.get() && produced.get() < RECORDS) {
+            // Until the kills are over, however long they take: input must keep arriving on every
+            // partition, or "every committed offset moved on" could never hold after the last kill.
+            while (producing.get() || produced.get() < RECORDS) {
                 int i = produced.get();
                 producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
                         ("seq-" + i).getBytes(StandardCharsets.UTF_8)), FAIL_ON_SEND_ERROR);
