@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -59,7 +59,7 @@ class DeployEndToEndTest {
             // An earlier run that was aborted: stop its processes by their PID files first.
             stopEverything();
         }
-        deleteTree(RUN);
+        FileUtils.deleteDirectory(RUN.toFile());
         ENV.put("KFP_KAFKA_PORT", String.valueOf(freePort()));
         ENV.put("KFP_CONTROLLER_PORT", String.valueOf(freePort()));
         ENV.put("KFP_REST_PORT", String.valueOf(freePort()));
@@ -414,17 +414,6 @@ class DeployEndToEndTest {
     private static long size(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
+import io.kfp.common.testing.MiniClusters;
 import io.kfp.common.testing.ReadmeOptions;
 import io.kfp.ingest.socket.SocketLineSource;
 import java.io.OutputStream;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -27,12 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class IngestJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     static Configuration config(String... args) {
         List<String> all = new ArrayList<>(List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));

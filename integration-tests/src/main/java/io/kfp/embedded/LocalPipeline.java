@@ -14,13 +14,12 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 import org.apache.logging.log4j.LogManager;
 
 /**
@@ -162,22 +161,12 @@ public final class LocalPipeline {
             }
         }
         try {
-            deleteTree(work);
+            FileUtils.deleteDirectory(work.toFile());
         } catch (IOException e) {
             err.println("Could not delete " + work + ": " + e);
         }
     }
 
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 
     /** The launcher's own options, and the job options to pass on. */
     static final class LauncherArgs {

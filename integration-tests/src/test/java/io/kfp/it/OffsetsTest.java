@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,12 +32,7 @@ class OffsetsTest {
     static final KafkaExtension KAFKA = new KafkaExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     static final int RECORDS = 1_000;
     static final int PARTITIONS = 4;

@@ -6,6 +6,7 @@ import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
+import io.kfp.common.testing.MiniClusters;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,6 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -29,12 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RelayJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     private static final long T0 = 1_767_225_600_000L;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.ListSource;
+import io.kfp.common.testing.MiniClusters;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,12 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SinkJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     /** What the job printed, shared with the TaskManager threads of the MiniCluster. */
     static final ByteArrayOutputStream PRINTED = new ByteArrayOutputStream();
