@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,8 +39,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The operator's path, for real: deploy/bin/kfp starts a Kafka broker and a standalone Flink
- * cluster (separate JVMs), submits the three job jars through Flink's CLI, lines go in by TCP and
+ * The operator's path, for real: deploy/bin/kfp (the kfp CLI) starts a Kafka broker and a
+ * standalone Flink cluster (separate JVMs), submits the three job jars through Flink's CLI, lines go in by TCP and
  * come out of the sink's TaskManager stdout; then, with the relay busy, TaskManagers are killed
  * with -9 and replaced, the relay is stopped with a savepoint and resumed, and the output topic is
  * checked record by record. Everything started is stopped by PID afterwards, also on failure.
@@ -174,7 +177,7 @@ class DeployEndToEndTest {
      */
     private static double killBusyTaskManagerAndMeasure(int kill) throws Exception {
         String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
-        String jobId = kfpTool("job-id", rest, "relay-job").trim();
+        String jobId = relayJobId();
         int failuresBefore = failures(rest, jobId);
         Path pidFile = RUN.resolve("pid").resolve("taskmanager-" + busyTaskManager() + ".pid");
         long pid = Long.parseLong(Files.readString(pidFile).trim());
@@ -196,17 +199,7 @@ class DeployEndToEndTest {
     /** How many failures the job's exception history holds. */
     private static int failures(String rest, String jobId) {
         try {
-            String body = get(rest + "/jobs/" + jobId + "/exceptions?maxExceptions=100");
-            int count = 0;
-            int at = body.indexOf("\"exceptionHistory\"");
-            if (at < 0) {
-                return 0;
-            }
-            java.util.regex.Matcher entry = java.util.regex.Pattern.compile("\"exceptionName\":").matcher(body.substring(at));
-            while (entry.find()) {
-                count++;
-            }
-            return count;
+            return json(rest + "/jobs/" + jobId + "/exceptions?maxExceptions=100").path("exceptionHistory").path("entries").size();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -215,22 +208,33 @@ class DeployEndToEndTest {
     /** The number N of the TaskManager (tm-N) that runs the relay's first subtask. */
     private static String busyTaskManager() throws Exception {
         String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
-        String jobId = kfpTool("job-id", rest, "relay-job").trim();
-        String job = get(rest + "/jobs/" + jobId);
-        java.util.regex.Matcher vertex = java.util.regex.Pattern.compile("\"id\":\"([0-9a-f]{32})\"").matcher(
-                job.substring(job.indexOf("\"vertices\"")));
-        assertThat(vertex.find()).isTrue();
-        String tms = get(rest + "/jobs/" + jobId + "/vertices/" + vertex.group(1) + "/taskmanagers");
-        java.util.regex.Matcher tm = java.util.regex.Pattern.compile("\"taskmanager-id\":\"tm-(\\d+)\"").matcher(tms);
-        assertThat(tm.find()).as("a TaskManager running the relay in " + tms).isTrue();
-        return tm.group(1);
+        String jobId = relayJobId();
+        String vertex = json(rest + "/jobs/" + jobId).path("vertices").path(0).path("id").asText();
+        JsonNode tms = json(rest + "/jobs/" + jobId + "/vertices/" + vertex + "/taskmanagers").path("taskmanagers");
+        String id = tms.path(0).path("taskmanager-id").asText();
+        assertThat(id).as("a TaskManager running the relay in " + tms).matches("tm-\\d+");
+        return id.substring("tm-".length());
+    }
+
+    /** The relay's job id, through kfp's own REST client (Flink's RestClusterClient). */
+    private static String relayJobId() {
+        try (FlinkRest rest = flinkRest()) {
+            return rest.runningJob("relay-job").toHexString();
+        }
+    }
+
+    private static FlinkRest flinkRest() {
+        return FlinkRest.connect(GlobalConfiguration.loadConfiguration(RUN.resolve("flink-conf").toString()));
+    }
+
+    /** Flink's REST answers the typed client does not expose, read with Flink's own (shaded) Jackson. */
+    private static JsonNode json(String url) throws Exception {
+        return new ObjectMapper().readTree(get(url));
     }
 
     private static int registeredTaskManagers() {
-        try {
-            return Integer.parseInt(kfpTool("taskmanagers", "http://127.0.0.1:" + ENV.get("KFP_REST_PORT")).trim());
-        } catch (Exception e) {
-            return 0;
+        try (FlinkRest rest = flinkRest()) {
+            return rest.taskManagers();
         }
     }
 
@@ -356,14 +360,6 @@ class DeployEndToEndTest {
         command.addAll(Arrays.asList(args));
         String output = run(command, Duration.ofMinutes(5));
         return output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
-    }
-
-    static String kfpTool(String... args) throws Exception {
-        Path classes = Path.of("target", "classes").toAbsolutePath();
-        String classpath = classes + ":" + Path.of("target", "dist", "kafka", "libs").toAbsolutePath() + "/*";
-        List<String> command = new ArrayList<>(List.of("java", "-cp", classpath, "io.kfp.deploy.KfpTool"));
-        command.addAll(Arrays.asList(args));
-        return run(command, Duration.ofMinutes(1));
     }
 
     /**

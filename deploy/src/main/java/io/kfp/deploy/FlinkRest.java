@@ -1,0 +1,137 @@
+package io.kfp.deploy;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.util.ExceptionUtils;
+
+/**
+ * The cluster's REST API through Flink's own client, {@link RestClusterClient}: it finds the
+ * leading JobManager from the cluster's configuration (the REST address, or the leader elected
+ * through ZooKeeper when high availability is on) and speaks Flink's typed REST messages.
+ */
+final class FlinkRest implements AutoCloseable {
+
+    /** How long one call may take; stop-with-savepoint waits for the savepoint to complete. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
+
+    private final RestClusterClient<StandaloneClusterId> client;
+    private final String url;
+
+    private FlinkRest(RestClusterClient<StandaloneClusterId> client, String url) {
+        this.client = client;
+        this.url = url;
+    }
+
+    /** A client for the cluster {@code clusterConfig} describes (its config.yaml). */
+    static FlinkRest connect(Configuration clusterConfig) {
+        Configuration config = new Configuration(clusterConfig);
+        // A cluster that is down should be reported in seconds, not after Flink's 20 retries of 3 s.
+        config.set(RestOptions.RETRY_MAX_ATTEMPTS, 2);
+        config.set(RestOptions.RETRY_DELAY, Duration.ofMillis(500));
+        String url = "http://" + config.get(RestOptions.ADDRESS) + ":" + config.get(RestOptions.PORT);
+        try {
+            return new FlinkRest(new RestClusterClient<>(config, StandaloneClusterId.getInstance()), url);
+        } catch (Exception e) {
+            throw new KfpException("cannot create a REST client for the Flink cluster at " + url + ": " + e.getMessage(),
+                    KfpException.FAILED, e);
+        }
+    }
+
+    /** How many TaskManagers are registered; 0 while the JobManager does not answer yet. */
+    int taskManagers() {
+        try {
+            return client.getClusterOverview().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getNumTaskManagersConnected();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** Every job the cluster knows, oldest first. */
+    List<JobStatusMessage> jobs() {
+        Collection<JobStatusMessage> jobs = call(client.listJobs(), CALL_TIMEOUT, "list the jobs");
+        return jobs.stream().sorted(Comparator.comparingLong(JobStatusMessage::getStartTime)).toList();
+    }
+
+    /** The one job of that name that has not ended. */
+    JobID runningJob(String name) {
+        return runningJob(jobs(), name);
+    }
+
+    static JobID runningJob(List<JobStatusMessage> jobs, String name) {
+        List<JobID> ids = jobs.stream()
+                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
+                .map(JobStatusMessage::getJobId)
+                .toList();
+        if (ids.isEmpty()) {
+            throw new KfpException("no running job named " + name + " (kfp status lists the jobs).", KfpException.FAILED);
+        }
+        if (ids.size() > 1) {
+            throw new KfpException(ids.size() + " running jobs are named " + name + ": " + ids
+                    + ". Cancel the extra ones by id (flink cancel ID), or give each its own job.name.", KfpException.FAILED);
+        }
+        return ids.get(0);
+    }
+
+    /** Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns its path. */
+    String stopWithSavepoint(JobID job, String directory) {
+        return call(client.stopWithSavepoint(job, false, directory, SavepointFormatType.CANONICAL), SAVEPOINT_TIMEOUT,
+                "stop job " + job + " with a savepoint");
+    }
+
+    void cancel(JobID job) {
+        call(client.cancel(job), CALL_TIMEOUT, "cancel job " + job);
+    }
+
+    /** Flink's own client, for what kfp does not wrap (the tests' queries). */
+    RestClusterClient<StandaloneClusterId> client() {
+        return client;
+    }
+
+    private <T> T call(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
+        try {
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = ExceptionUtils.stripExecutionException(e);
+            throw new KfpException("could not " + what + " on the Flink cluster at " + url + ": " + firstLine(cause)
+                    + (isConnectionProblem(cause) ? " - is it running? ('kfp cluster status')" : ""), KfpException.FAILED, cause);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw new KfpException("could not " + what + " on the Flink cluster at " + url + " within " + timeout.toSeconds()
+                    + " s; see its log (kfp logs jobmanager).", KfpException.FAILED, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted while trying to " + what, KfpException.FAILED, e);
+        }
+    }
+
+    private static boolean isConnectionProblem(Throwable t) {
+        return ExceptionUtils.findThrowable(t, java.net.ConnectException.class).isPresent()
+                || ExceptionUtils.findThrowable(t, org.apache.flink.util.concurrent.FutureUtils.RetryException.class).isPresent();
+    }
+
+    private static String firstLine(Throwable t) {
+        Throwable root = ExceptionUtils.findThrowable(t, org.apache.flink.runtime.rest.util.RestClientException.class)
+                .map(Throwable.class::cast).orElse(t);
+        String message = String.valueOf(root.getMessage());
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,162 @@
+package io.kfp.deploy;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.DeploymentOptions;
+
+/**
+ * Submits a job jar to the cluster the way an operator would, with Flink's own CLI
+ * ({@code flink run -d}): the job's main runs in the CLI's JVM, so it validates its settings and
+ * checks the broker before anything reaches the cluster, and exits 2 with its message if not.
+ */
+final class JobSubmitter {
+
+    private final KfpSettings settings;
+    private final FlinkCluster cluster;
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    JobSubmitter(KfpSettings settings, FlinkCluster cluster, Map<String, String> environment, PrintStream out, PrintStream err) {
+        this.settings = settings;
+        this.cluster = cluster;
+        this.environment = environment;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** The job's command line: kfp's settings for where things run, then the user's, paths made absolute. */
+    record Submission(Path config, List<String> args) {}
+
+    Submission plan(DeployedJob job, List<String> userArgs) {
+        List<String> args = new ArrayList<>();
+        // Explicit kfp settings for where things run apply to every job; the job's file says the rest.
+        if (settings.externalKafka() || settings.kafkaPortGiven()) {
+            args.addAll(List.of("--kafka.bootstrap-servers", settings.bootstrap()));
+        }
+        if (settings.runDirGiven()) {
+            args.addAll(List.of(
+                    "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(job.name()).toString(),
+                    "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(job.name()).toString()));
+        }
+        Path config = job.defaultConfig(settings);
+        for (int i = 0; i < userArgs.size(); i++) {
+            String arg = userArgs.get(i);
+            if (arg.equals("--config") || arg.equals("--checkpoint.restore-from")) {
+                if (i + 1 >= userArgs.size() || userArgs.get(i + 1).startsWith("--")) {
+                    throw new KfpException(arg + " needs a " + (arg.equals("--config") ? "file" : "path"));
+                }
+                String value = settings.absolute(userArgs.get(++i));
+                if (arg.equals("--config")) {
+                    config = Path.of(value);
+                } else {
+                    args.addAll(List.of(arg, value));
+                }
+            } else if (arg.startsWith("--config=")) {
+                config = Path.of(settings.absolute(arg.substring("--config=".length())));
+            } else if (arg.startsWith("--checkpoint.restore-from=")) {
+                args.addAll(List.of("--checkpoint.restore-from", settings.absolute(arg.substring(arg.indexOf('=') + 1))));
+            } else {
+                args.add(arg);
+            }
+        }
+        if (!Files.isRegularFile(config)) {
+            throw new KfpException("job config " + config + " does not exist");
+        }
+        return new Submission(config, args);
+    }
+
+    /** Submits detached; prints and returns the job id. */
+    String submit(DeployedJob job, List<String> userArgs) {
+        Path jar = job.jar(settings);
+        if (!Files.isRegularFile(jar)) {
+            throw new KfpException(jar + " is missing: run 'kfp build' first.");
+        }
+        Submission submission = plan(job, userArgs);
+        cluster.writeConf();
+        Path tmp = settings.run().resolve("tmp");
+        try {
+            Files.createDirectories(tmp);
+            Path idFile = Files.createTempFile(tmp, "submit-" + job.name() + "-", ".jobid");
+            Path output = Files.createTempFile(tmp, "submit-" + job.name() + "-", ".out");
+            try {
+                List<String> command = new ArrayList<>(cli(idFile));
+                command.addAll(List.of("run", "-d", "-D" + DeploymentOptions.JOB_LISTENERS.key() + "=" + SubmittedJobId.class.getName(),
+                        jar.toString(), "--config", submission.config().toString()));
+                command.addAll(submission.args());
+                int exit = runCli(command, output);
+                String printed = Files.readString(output, StandardCharsets.UTF_8);
+                if (exit != 0) {
+                    err.print(printed);
+                    throw new KfpException(job.module() + " was not submitted (exit code " + exit + "); its output is above.");
+                }
+                String id = Files.readString(idFile).trim();
+                if (!id.matches("[0-9a-f]{32}")) {
+                    err.print(printed);
+                    throw new KfpException("flink run ended without submitting " + job.module() + "; its output is above.");
+                }
+                out.println(id);
+                return id;
+            } finally {
+                Files.deleteIfExists(idFile);
+                Files.deleteIfExists(output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Flink's CLI with our cluster's conf directory. The job's main runs inside it and reads
+     * {@code KFP_*} variables as job options, so kfp's own variables are removed; a user's
+     * {@code KFP_CHECKPOINT_INTERVAL} stays.
+     */
+    private List<String> cli(Path idFile) {
+        List<String> command = new ArrayList<>();
+        command.add(settings.javaBin());
+        command.addAll(FlinkCluster.JAVA_OPENS);
+        command.add("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"));
+        command.add("-D" + SubmittedJobId.FILE_PROPERTY + "=" + idFile);
+        command.add("-cp");
+        command.add(cluster.classpath());
+        command.add("org.apache.flink.client.cli.CliFrontend");
+        return command;
+    }
+
+    private int runCli(List<String> command, Path output) throws IOException {
+        Path plugins = settings.dist().resolve("flink").resolve("plugins");
+        Files.createDirectories(plugins);
+        ProcessBuilder builder = new ProcessBuilder(command)
+                // Relative paths in job configs (checkpoint.dir) are relative to the repository.
+                .directory(settings.repo().toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = builder.environment();
+        env.clear();
+        env.putAll(environment);
+        KfpSettings.OWN_VARIABLES.forEach(env::remove);
+        env.put("FLINK_CONF_DIR", settings.flinkConf().toString());
+        env.put("FLINK_PLUGINS_DIR", plugins.toString());
+        Process process = builder.start();
+        try {
+            if (!process.waitFor(10, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new KfpException("flink run did not end within 10 minutes; its output: " + output, KfpException.FAILED);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted while submitting", KfpException.FAILED, e);
+        }
+    }
+}

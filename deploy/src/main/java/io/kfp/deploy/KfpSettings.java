@@ -1,0 +1,168 @@
+package io.kfp.deploy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Where kfp works and what it starts, from its environment variables: the run directory, the
+ * ports of our own processes, how many TaskManagers, an existing Flink installation or Kafka
+ * cluster to use instead of ours. Read once per command; every other class takes it from here.
+ *
+ * @param home the deploy module ({@code deploy/}): its conf/ templates and target/dist
+ * @param callerDir where kfp was called from: relative paths the user gives are relative to it
+ */
+record KfpSettings(
+        Path home,
+        Path callerDir,
+        Path run,
+        boolean runDirGiven,
+        int kafkaPort,
+        int controllerPort,
+        boolean kafkaPortGiven,
+        int restPort,
+        int rpcPort,
+        String promPorts,
+        int taskManagers,
+        Path flinkDir,
+        String bootstrap,
+        boolean externalKafka,
+        String javaBin,
+        String version) {
+
+    /**
+     * kfp's own variables. They say where things run, not how a job behaves, so they are removed
+     * from the environment of a job's main, which reads every other {@code KFP_*} as a job option.
+     */
+    static final List<String> OWN_VARIABLES =
+            List.of(
+                    "KFP_RUN_DIR",
+                    "KFP_KAFKA_PORT",
+                    "KFP_CONTROLLER_PORT",
+                    "KFP_REST_PORT",
+                    "KFP_RPC_PORT",
+                    "KFP_PROM_PORTS",
+                    "KFP_TASKMANAGERS");
+
+    static KfpSettings from(Map<String, String> env, Path home, Path callerDir) {
+        Path dist = home.resolve("target").resolve("dist");
+        String runDir = env.get("KFP_RUN_DIR");
+        int kafkaPort = port(env, "KFP_KAFKA_PORT", 9092);
+        String bootstrap = env.get("KAFKA_BOOTSTRAP");
+        String flinkHome = env.get("FLINK_HOME");
+        return new KfpSettings(
+                home,
+                callerDir,
+                runDir == null ? home.resolve("run") : callerDir.resolve(runDir).normalize(),
+                runDir != null,
+                kafkaPort,
+                port(env, "KFP_CONTROLLER_PORT", 9093),
+                env.containsKey("KFP_KAFKA_PORT"),
+                port(env, "KFP_REST_PORT", 8081),
+                port(env, "KFP_RPC_PORT", 6123),
+                portRange(env, "KFP_PROM_PORTS", "9249-9259"),
+                number(env, "KFP_TASKMANAGERS", 3),
+                flinkHome == null || flinkHome.isBlank() ? dist.resolve("flink") : Path.of(flinkHome),
+                bootstrap == null || bootstrap.isBlank() ? "127.0.0.1:" + kafkaPort : bootstrap,
+                bootstrap != null && !bootstrap.isBlank(),
+                env.getOrDefault("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                projectVersion());
+    }
+
+    Path repo() {
+        return home.getParent();
+    }
+
+    Path dist() {
+        return home.resolve("target").resolve("dist");
+    }
+
+    /** Fails unless {@code kfp build} has assembled the cluster and the broker. */
+    void requireDist() {
+        if (!Files.isDirectory(dist().resolve("flink").resolve("lib"))
+                || !Files.isDirectory(dist().resolve("kafka").resolve("libs"))) {
+            throw new KfpException("not built yet: run 'kfp build' first.");
+        }
+    }
+
+    /** The cluster's configuration directory, written from conf/flink by every command that needs it. */
+    Path flinkConf() {
+        return run.resolve("flink-conf");
+    }
+
+    String restUrl() {
+        return "http://127.0.0.1:" + restPort;
+    }
+
+    /**
+     * A path as the user meant it: relative to where kfp was called from; URIs ({@code s3://},
+     * {@code file:...}) and absolute paths as given.
+     */
+    String absolute(String path) {
+        if (path.startsWith("/") || path.contains("://") || path.startsWith("file:")) {
+            return path;
+        }
+        return callerDir.resolve(path).normalize().toString();
+    }
+
+    /** A template from conf/ with its {@code @KFP_...@} placeholders filled in. */
+    String fill(String template) {
+        return template.replace("@KFP_RUN_DIR@", run.toString())
+                .replace("@KFP_KAFKA_PORT@", String.valueOf(kafkaPort))
+                .replace("@KFP_CONTROLLER_PORT@", String.valueOf(controllerPort))
+                .replace("@KFP_REST_PORT@", String.valueOf(restPort))
+                .replace("@KFP_RPC_PORT@", String.valueOf(rpcPort))
+                .replace("@KFP_PROM_PORTS@", promPorts);
+    }
+
+    private static int port(Map<String, String> env, String name, int fallback) {
+        int port = number(env, name, fallback);
+        if (port < 1 || port > 65535) {
+            throw new KfpException(name + "=" + env.get(name) + " is not a port: give a number from 1 to 65535.");
+        }
+        return port;
+    }
+
+    private static int number(Map<String, String> env, String name, int fallback) {
+        String value = env.get(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new KfpException(name + "=" + value + " is not a positive whole number: give one, e.g. " + fallback + ".");
+        }
+    }
+
+    private static String portRange(Map<String, String> env, String name, String fallback) {
+        String value = env.getOrDefault(name, fallback).trim();
+        if (!value.matches("\\d{1,5}(-\\d{1,5})?")) {
+            throw new KfpException(name + "=" + value + " is not a port or a range of ports: write e.g. 9249-9259.");
+        }
+        return value;
+    }
+
+    /** The project version the build wrote into kfp.properties (the job jars carry it in their names). */
+    static String projectVersion() {
+        try (InputStream in = KfpSettings.class.getResourceAsStream("/kfp.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("kfp.properties is missing from kfp's classpath: run 'kfp build'.");
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

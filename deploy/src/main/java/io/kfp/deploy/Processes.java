@@ -1,0 +1,205 @@
+package io.kfp.deploy;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+/**
+ * The processes kfp starts, each tracked by a PID file under {@code RUN/pid/NAME.pid} and stopped
+ * by that PID only. A PID counts as ours only while that process is alive and its command line
+ * mentions the run directory, so a PID reused after a reboot is never signalled.
+ */
+final class Processes {
+
+    static final Duration STOP_GRACE = Duration.ofSeconds(30);
+
+    private final Path run;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    Processes(Path run, PrintStream out, PrintStream err) {
+        this.run = run;
+        this.out = out;
+        this.err = err;
+    }
+
+    Path pidFile(String name) {
+        return run.resolve("pid").resolve(name + ".pid");
+    }
+
+    /** The PID of {@code name} if it is running and ours. */
+    OptionalLong running(String name) {
+        Path file = pidFile(name);
+        if (!Files.isRegularFile(file)) {
+            return OptionalLong.empty();
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readString(file).trim());
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Optional<ProcessHandle> process = ProcessHandle.of(pid);
+        if (process.isEmpty() || !process.get().isAlive() || !mentionsRunDir(pid)) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(pid);
+    }
+
+    private boolean mentionsRunDir(long pid) {
+        Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
+        if (!Files.isReadable(cmdline)) {
+            return true; // no /proc: trust the PID file, as Flink's own scripts do
+        }
+        try {
+            return new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ').contains(run.toString());
+        } catch (IOException e) {
+            return false; // it ended while we looked
+        }
+    }
+
+    /**
+     * Starts {@code command} detached, in a session of its own (setsid: Ctrl-C or a closed
+     * terminal of the kfp that started it does not reach it), stdout and stderr to {@code output},
+     * and records its PID. Does nothing but say so if {@code name} is already running.
+     */
+    void start(String name, Path output, List<String> command, Path workDir) {
+        OptionalLong existing = running(name);
+        if (existing.isPresent()) {
+            out.println(name + " already running (pid " + existing.getAsLong() + ")");
+            return;
+        }
+        try {
+            Files.createDirectories(pidFile(name).getParent());
+            Files.createDirectories(output.getParent());
+            List<String> detached = new ArrayList<>();
+            // setsid execs the command in place (we are no process group leader): the PID stays.
+            detached.add("setsid");
+            detached.addAll(command);
+            Process process = new ProcessBuilder(detached)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
+            Files.writeString(pidFile(name), process.pid() + "\n");
+            out.println("started " + name + " (pid " + process.pid() + ")");
+        } catch (IOException e) {
+            throw new KfpException("could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after {@link #STOP_GRACE}; only the recorded PID. */
+    void stop(String name) {
+        OptionalLong pid = running(name);
+        try {
+            if (pid.isEmpty()) {
+                Files.deleteIfExists(pidFile(name));
+                return;
+            }
+            ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
+            process.destroy();
+            long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+            while (process.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            if (process.isAlive()) {
+                process.destroyForcibly();
+                Files.deleteIfExists(pidFile(name));
+                out.println("killed " + name + " (pid " + pid.getAsLong() + ") after " + STOP_GRACE.toSeconds() + " s");
+            } else {
+                Files.deleteIfExists(pidFile(name));
+                out.println("stopped " + name + " (pid " + pid.getAsLong() + ")");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted while stopping " + name, KfpException.FAILED, e);
+        }
+    }
+
+    /** The names of the PID files that start with {@code prefix}, in numeric order (taskmanager-2 before -10). */
+    List<String> tracked(String prefix) {
+        Path dir = run.resolve("pid");
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(f -> f.startsWith(prefix) && f.endsWith(".pid"))
+                    .map(f -> f.substring(0, f.length() - ".pid".length()))
+                    .sorted(Comparator.comparingInt((String n) -> n.length()).thenComparing(Comparator.naturalOrder()))
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Waits until {@code port} on 127.0.0.1 answers. Fails at once, with the last lines of its
+     * output, if {@code name} exits first; after {@code timeout} with where to look.
+     */
+    void awaitPort(int port, String what, String name, Path output, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!portOpen(port)) {
+            if (running(name).isEmpty()) {
+                tail(output, 20).forEach(err::println);
+                throw new KfpException(what + " exited while starting; the lines above are from " + output + ".");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new KfpException(what + " did not open port " + port + " within " + timeout.toSeconds()
+                        + " s; see " + output + ", then 'kfp cluster stop' / 'kfp kafka stop'.");
+            }
+            sleep(Duration.ofMillis(100));
+        }
+    }
+
+    static boolean portOpen(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Refuses to start next to something else on our port: it would look like us. */
+    static void requireFreePort(int port, String variable) {
+        if (portOpen(port)) {
+            throw new KfpException("port " + port + " is in use by another process; stop it, or set " + variable + " to a free port.");
+        }
+    }
+
+    static List<String> tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return all.subList(Math.max(0, all.size() - lines), all.size());
+        } catch (IOException e) {
+            return List.of("(" + file + " cannot be read: " + e.getMessage() + ")");
+        }
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted", KfpException.FAILED, e);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.kfp.deploy;
+
+import java.io.PrintStream;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/** Creates the topics the jobs' configs name, through Kafka's Admin API. */
+final class Topics {
+
+    static final int PARTITIONS = 4;
+
+    private final String bootstrap;
+    private final PrintStream out;
+
+    Topics(String bootstrap, PrintStream out) {
+        this.bootstrap = bootstrap;
+        this.out = out;
+    }
+
+    /** Creates each missing topic, then waits until every partition has a leader. */
+    void create(Set<String> topics, int partitions, short replicationFactor) {
+        Properties props = new Properties();
+        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        try (Admin admin = Admin.create(props)) {
+            for (String topic : new LinkedHashSet<>(topics)) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor))).all().get(30, TimeUnit.SECONDS);
+                    out.println("created " + topic + " (" + partitions + " partitions)");
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new KfpException("could not create topic " + topic + " on " + bootstrap + ": "
+                                + e.getCause().getMessage(), KfpException.FAILED, e);
+                    }
+                    out.println("exists  " + topic);
+                }
+            }
+            // Producers that meet a partition before its leader is in place can fail badly.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!allLed(admin, topics)) {
+                if (System.nanoTime() > deadline) {
+                    throw new KfpException("partitions of " + topics + " have no leader after 30 s; see the broker's log (kfp logs kafka).",
+                            KfpException.FAILED);
+                }
+                Processes.sleep(java.time.Duration.ofMillis(100));
+            }
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new KfpException("Kafka at " + bootstrap + " did not answer within 30 s: is it running? ('kfp kafka status')",
+                    KfpException.FAILED, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted", KfpException.FAILED, e);
+        }
+    }
+
+    /** Whether every partition has a leader; a topic the broker does not know yet has none. */
+    private boolean allLed(Admin admin, Set<String> topics) throws InterruptedException, java.util.concurrent.TimeoutException {
+        try {
+            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .flatMap(d -> d.partitions().stream())
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw new KfpException("could not describe " + topics + " on " + bootstrap + ": " + e.getCause().getMessage(),
+                    KfpException.FAILED, e);
+        }
+    }
+}

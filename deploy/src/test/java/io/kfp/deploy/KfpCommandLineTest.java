@@ -1,0 +1,118 @@
+package io.kfp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The kfp CLI as a user meets it, without a cluster: help, wrong commands, wrong settings. */
+class KfpCommandLineTest {
+
+    static final Path HOME = Path.of("").toAbsolutePath(); // deploy/, where surefire runs
+
+    @TempDir Path caller;
+
+    record Result(int exit, String out, String err) {}
+
+    Result kfp(Map<String, String> env, String... args) {
+        return kfp(HOME, env, args);
+    }
+
+    Result kfp(Path home, Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = Kfp.run(args, env, home, caller,
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    Result kfp(String... args) {
+        return kfp(Map.of("KFP_RUN_DIR", caller.resolve("run").toString()), args);
+    }
+
+    @Test
+    void helpListsEveryCommandWithTheSettingsInForce() {
+        Result help = kfp(Map.of("KFP_KAFKA_PORT", "19092"), "help");
+        assertThat(help.exit()).isZero();
+        for (String command : List.of("build", "kafka", "cluster", "taskmanager", "topics", "submit", "stop", "resume",
+                "cancel", "status", "logs")) {
+            assertThat(help.out()).containsPattern("(?m)^  " + command + " ");
+        }
+        assertThat(help.out()).contains("127.0.0.1:19092").contains("KFP_RUN_DIR").contains("FLINK_HOME");
+        assertThat(kfp().out()).as("no command: the same help").isEqualTo(help.out().replace("19092", "9092"));
+    }
+
+    @Test
+    void eachCommandHasItsOwnHelp() {
+        Result submit = kfp("submit", "--help");
+        assertThat(submit.exit()).isZero();
+        assertThat(submit.out()).contains("Usage: kfp submit").contains("--config=FILE").contains("JOB");
+        assertThat(kfp("help", "resume").out()).contains("--from=PATH");
+    }
+
+    @Test
+    void anUnknownCommandIsAUsageError() {
+        Result r = kfp("stauts");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("Unmatched argument").contains("status");
+    }
+
+    @Test
+    void anUnknownJobIsNamed() {
+        Result r = kfp("submit", "relai");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("kfp: unknown job 'relai': use ingest, relay or sink" + System.lineSeparator());
+    }
+
+    @Test
+    void aBadPortSettingNamesTheVariable() {
+        Map<String, String> env = new HashMap<>(Map.of("KFP_REST_PORT", "80800"));
+        Result r = kfp(env, "status");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("KFP_REST_PORT=80800 is not a port");
+    }
+
+    @Test
+    void resumeNeedsASavepoint() {
+        Result r = kfp("resume", "relay");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("Missing required option: '--from=PATH'");
+    }
+
+    @Test
+    void jobOptionsArePassedThroughNotParsedByKfp() {
+        // --checkpoint.interval is no kfp option: submit takes it as the job's, and gets as far as the jar.
+        Path home = caller.resolve("home");
+        Result r = kfpIn(home, "submit", "relay", "--checkpoint.interval", "1 s", "--job.parallelism=3", "@not-a-file");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("relay-job-").contains("-job.jar is missing: run 'kfp build' first.");
+    }
+
+    @Test
+    void startingAnythingBeforeTheBuildSaysToBuild() {
+        Result r = kfpIn(caller.resolve("home"), "kafka", "start");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("kfp: not built yet: run 'kfp build' first." + System.lineSeparator());
+    }
+
+    /** kfp with a deploy directory of its own (conf/ copied, nothing built). */
+    private Result kfpIn(Path home, String... args) {
+        try {
+            Files.createDirectories(home.resolve("conf/jobs"));
+            for (String job : List.of("ingest", "relay", "sink")) {
+                Files.copy(HOME.resolve("conf/jobs/" + job + ".yaml"), home.resolve("conf/jobs/" + job + ".yaml"));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return kfp(home.toAbsolutePath(), Map.of(), args);
+    }
+}

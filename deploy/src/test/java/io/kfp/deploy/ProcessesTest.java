@@ -1,0 +1,131 @@
+package io.kfp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** PID-file tracking with real processes: `tail -f` of a file in the run directory, so its command line names it. */
+class ProcessesTest {
+
+    @TempDir Path run;
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Processes processes;
+
+    Processes processes() throws Exception {
+        if (processes == null) {
+            Files.writeString(run.resolve("input"), "");
+            processes = new Processes(run, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        }
+        return processes;
+    }
+
+    List<String> tail() {
+        return List.of("tail", "-f", run.resolve("input").toString());
+    }
+
+    @AfterEach
+    void stopWhatIsLeft() throws Exception {
+        if (processes != null) {
+            processes.tracked("").forEach(processes::stop);
+        }
+    }
+
+    @Test
+    void startsDetachedTracksByPidAndStopsByPid() throws Exception {
+        Processes p = processes();
+        p.start("worker-1", run.resolve("log/worker-1.out"), tail(), run);
+        OptionalLong pid = p.running("worker-1");
+        assertThat(pid).isPresent();
+        assertThat(Files.readString(p.pidFile("worker-1")).trim()).isEqualTo(String.valueOf(pid.getAsLong()));
+        ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
+        // setsid execs the command in place: the recorded PID becomes tail itself (were it to
+        // fork, the recorded PID would exit at once and tail would run untracked).
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!process.info().command().orElse("").endsWith("tail") && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(process.info().command()).hasValueSatisfying(c -> assertThat(c).endsWith("tail"));
+        assertThat(process.isAlive()).isTrue();
+
+        p.start("worker-1", run.resolve("log/worker-1.out"), tail(), run);
+        assertThat(p.running("worker-1")).as("not started twice").isEqualTo(pid);
+
+        p.stop("worker-1");
+        process.onExit().get();
+        assertThat(p.running("worker-1")).isEmpty();
+        assertThat(p.pidFile("worker-1")).doesNotExist();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains(
+                "started worker-1 (pid " + pid.getAsLong() + ")",
+                "worker-1 already running (pid " + pid.getAsLong() + ")",
+                "stopped worker-1 (pid " + pid.getAsLong() + ")");
+    }
+
+    @Test
+    void aPidThatIsNotOursIsNeverSignalled() throws Exception {
+        Processes p = processes();
+        Files.createDirectories(run.resolve("pid"));
+        // This test's own JVM: alive, but its command line does not mention the run directory.
+        long self = ProcessHandle.current().pid();
+        Files.writeString(p.pidFile("impostor"), self + "\n");
+        assertThat(p.running("impostor")).isEmpty();
+        p.stop("impostor");
+        assertThat(ProcessHandle.current().isAlive()).isTrue();
+        assertThat(p.pidFile("impostor")).as("the stale file is removed").doesNotExist();
+        Files.writeString(p.pidFile("garbage"), "not a pid\n");
+        assertThat(p.running("garbage")).isEmpty();
+    }
+
+    @Test
+    void trackedNamesAreInNumericOrder() throws Exception {
+        Processes p = processes();
+        Files.createDirectories(run.resolve("pid"));
+        for (String name : List.of("taskmanager-10", "taskmanager-2", "jobmanager", "taskmanager-1")) {
+            Files.writeString(p.pidFile(name), "1\n");
+        }
+        assertThat(p.tracked("taskmanager-")).containsExactly("taskmanager-1", "taskmanager-2", "taskmanager-10");
+        for (String name : p.tracked("")) {
+            Files.delete(p.pidFile(name)); // PID 1 is not ours: never stopped, just forgotten
+        }
+    }
+
+    @Test
+    void aProcessThatDiesWhileStartingIsReportedWithItsOutput() throws Exception {
+        Processes p = processes();
+        Path output = run.resolve("log/broken.out");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Processes withErr = new Processes(run, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        withErr.start("broken", output, List.of("sh", "-c", "echo 'Address already in use' " + run + "; exit 3"), run);
+        int port = freePort();
+        assertThatThrownBy(() -> withErr.awaitPort(port, "The broken server", "broken", output, Duration.ofSeconds(30)))
+                .isInstanceOf(KfpException.class)
+                .hasMessage("The broken server exited while starting; the lines above are from " + output + ".");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Address already in use");
+        assertThat(p.running("broken")).isEmpty();
+    }
+
+    @Test
+    void aPortInUseIsRefusedWithTheVariableToChange() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(() -> Processes.requireFreePort(taken.getLocalPort(), "KFP_REST_PORT"))
+                    .hasMessage("port " + taken.getLocalPort() + " is in use by another process; stop it, or set KFP_REST_PORT to a free port.");
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
