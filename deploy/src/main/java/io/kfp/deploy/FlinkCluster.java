@@ -10,19 +10,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
-import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
-import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 
 /**
- * The standalone Flink session cluster: one JobManager and numbered TaskManagers, started the way
- * Flink's own jobmanager.sh / taskmanager.sh start them (the same memory flags, computed by the
- * same Flink classes), from {@code conf/flink/config.yaml} written to {@code RUN/flink-conf}.
+ * The standalone Flink session cluster, started the way Flink's own jobmanager.sh /
+ * taskmanager.sh start it (the same memory flags, computed by the same Flink classes), from
+ * {@code conf/flink/config.yaml}. On one host: one JobManager and numbered TaskManagers on
+ * 127.0.0.1. In a topology: a JobManager on every jobmanager host (leader and standby, elected
+ * through ZooKeeper, {@code conf/flink/ha.yaml}) and one TaskManager per taskmanager host, each
+ * with a conf directory of its own that names its host's address.
  */
 final class FlinkCluster {
 
@@ -36,25 +40,77 @@ final class FlinkCluster {
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED");
 
     private final KfpSettings settings;
-    private final Processes processes;
     private final PrintStream out;
+    private final PrintStream err;
 
-    FlinkCluster(KfpSettings settings, Processes processes, PrintStream out) {
+    FlinkCluster(KfpSettings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
-        this.processes = processes;
         this.out = out;
+        this.err = err;
     }
 
-    /** Writes the cluster's conf directory from the templates; returns the configuration in it. */
+    private Topology topology() {
+        return settings.topology();
+    }
+
+    /** Where JobManagers run; on one host a single null (this machine). */
+    List<Topology.Host> jobManagerHosts() {
+        List<Topology.Host> hosts = new ArrayList<>();
+        if (topology() == null) {
+            hosts.add(null);
+        } else {
+            hosts.addAll(topology().with(Topology.Role.JOBMANAGER));
+        }
+        return hosts;
+    }
+
+    /** The host of TaskManager N: this machine, or the taskmanager hosts in turn. */
+    Topology.Host taskManagerHost(int n) {
+        if (topology() == null) {
+            return null;
+        }
+        List<Topology.Host> workers = topology().with(Topology.Role.TASKMANAGER);
+        return workers.get((n - 1) % workers.size());
+    }
+
+    int initialTaskManagers() {
+        return topology() == null ? settings.taskManagers() : topology().with(Topology.Role.TASKMANAGER).size();
+    }
+
+    /** The ZooKeeper server of the topology, if it has one. */
+    ZooKeeperServer zooKeeper() {
+        if (topology() == null || topology().with(Topology.Role.ZOOKEEPER).isEmpty()) {
+            return null;
+        }
+        return new ZooKeeperServer(settings, topology().with(Topology.Role.ZOOKEEPER).get(0), out, err);
+    }
+
+    /**
+     * Writes the client's conf directory ({@code RUN/flink-conf}: what kfp and Flink's CLI use to
+     * find the cluster) and returns the configuration in it.
+     */
     Configuration writeConf() {
-        Path conf = settings.flinkConf();
+        return writeConf(topology() == null ? null : topology().client(), settings.flinkConf());
+    }
+
+    private Configuration writeConf(Topology.Host host, Path conf) {
         Path templates = settings.home().resolve("conf").resolve("flink");
         try {
-            for (String dir : List.of("log", "tmp", "savepoints")) {
-                Files.createDirectories(settings.run().resolve(dir));
+            for (String dir : List.of("log", "tmp")) {
+                Files.createDirectories(settings.hostRun(host).resolve(dir));
             }
+            Files.createDirectories(settings.run().resolve("savepoints"));
             Files.createDirectories(conf);
-            Files.writeString(conf.resolve("config.yaml"), settings.fill(Files.readString(templates.resolve("config.yaml"))));
+            String config = settings.fill(Files.readString(templates.resolve("config.yaml")), host);
+            if (topology() != null) {
+                config += settings.fill(Files.readString(templates.resolve("ha.yaml")), host)
+                        .replace("@KFP_ZOOKEEPER@", zooKeeper() == null ? "" : zooKeeper().connectString())
+                        .replace("@KFP_TOPOLOGY@", topology().name());
+                if (zooKeeper() == null) {
+                    config = config.replace("high-availability.type: zookeeper", "high-availability.type: none");
+                }
+            }
+            Files.writeString(conf.resolve("config.yaml"), config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
             for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
                 Files.copy(templates.resolve(file), conf.resolve(file), StandardCopyOption.REPLACE_EXISTING);
             }
@@ -64,90 +120,168 @@ final class FlinkCluster {
         return GlobalConfiguration.loadConfiguration(conf.toString());
     }
 
+    /**
+     * Storage every JobManager and TaskManager reaches: savepoints, and the HA directory. The
+     * run directory is one file system for all hosts of the lab (they share this machine's disk).
+     */
+    String sharedStorage() {
+        return "file://" + settings.run();
+    }
+
+    private Path confDir(Topology.Host host) {
+        return host == null ? settings.flinkConf() : settings.hostRun(host).resolve("flink-conf");
+    }
+
     void start() {
         settings.requireDist();
-        if (processes.running(JOBMANAGER).isEmpty()) {
+        if (topology() == null && processes(null).running(JOBMANAGER).isEmpty()) {
             Processes.requireFreePort(settings.restPort(), "KFP_REST_PORT");
             Processes.requireFreePort(settings.rpcPort(), "KFP_RPC_PORT");
         }
-        Configuration config = writeConf();
-        startJobManager(config);
-        processes.awaitPort(settings.restPort(), "the JobManager", JOBMANAGER, log(JOBMANAGER, ".out"), Duration.ofSeconds(60));
-        for (int n = 1; n <= settings.taskManagers(); n++) {
-            startTaskManager(config, n);
+        Configuration client = writeConf();
+        if (zooKeeper() != null) {
+            zooKeeper().start();
         }
-        try (FlinkRest rest = FlinkRest.connect(config)) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (rest.taskManagers() < settings.taskManagers()) {
+        for (Topology.Host host : jobManagerHosts()) {
+            startJobManager(host);
+        }
+        for (Topology.Host host : jobManagerHosts()) {
+            processes(host).awaitPort(KfpSettings.address(host), settings.restPort(), "the JobManager" + on(host), JOBMANAGER,
+                    log(host, JOBMANAGER, ".out"), Duration.ofSeconds(90));
+        }
+        for (int n = 1; n <= initialTaskManagers(); n++) {
+            startTaskManager(n);
+        }
+        try (FlinkRest rest = FlinkRest.connect(client)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (rest.taskManagers() < initialTaskManagers()) {
                 if (System.nanoTime() > deadline) {
-                    throw new KfpException("TaskManagers did not register within 30 s; see " + settings.run().resolve("log")
-                            + "/taskmanager-*.out, then 'kfp cluster stop'.");
+                    throw new KfpException("TaskManagers did not register within 60 s; see " + settings.run()
+                            + (topology() == null ? "/log" : "/hosts/*/log") + "/taskmanager-*.out, then 'kfp cluster stop'.");
                 }
                 Processes.sleep(Duration.ofMillis(500));
             }
         }
-        out.println("Flink ready: " + settings.taskManagers() + " TaskManagers; Web UI " + settings.restUrl());
+        out.println("Flink ready: " + initialTaskManagers() + " TaskManagers; Web UI " + settings.restUrl());
     }
 
     void stop() {
-        processes.tracked(TASKMANAGER).forEach(processes::stop);
-        processes.stop(JOBMANAGER);
+        for (int host = 0; host < taskManagerHostsCount(); host++) {
+            Processes processes = processes(taskManagerHost(host + 1));
+            processes.tracked(TASKMANAGER).forEach(processes::stop);
+        }
+        for (Topology.Host host : jobManagerHosts()) {
+            processes(host).stop(JOBMANAGER);
+        }
+        if (zooKeeper() != null) {
+            zooKeeper().stop();
+        }
+    }
+
+    private int taskManagerHostsCount() {
+        return topology() == null ? 1 : topology().with(Topology.Role.TASKMANAGER).size();
     }
 
     void status() {
-        OptionalLong jm = processes.running(JOBMANAGER);
-        out.println(jm.isPresent()
-                ? "jobmanager: running (pid " + jm.getAsLong() + "), Web UI " + settings.restUrl()
-                : "jobmanager: stopped");
-        for (String name : processes.tracked(TASKMANAGER)) {
-            OptionalLong pid = processes.running(name);
-            out.println(pid.isPresent() ? name + ": running (pid " + pid.getAsLong() + ")" : name + ": dead (stale pid file)");
+        for (Topology.Host host : jobManagerHosts()) {
+            OptionalLong jm = processes(host).running(JOBMANAGER);
+            String url = "http://" + KfpSettings.address(host) + ":" + settings.restPort();
+            out.println(jm.isPresent()
+                    ? "jobmanager" + on(host) + ": running (pid " + jm.getAsLong() + "), Web UI " + url
+                    : "jobmanager" + on(host) + ": stopped");
+        }
+        for (int host = 0; host < taskManagerHostsCount(); host++) {
+            Topology.Host where = taskManagerHost(host + 1);
+            Processes processes = processes(where);
+            for (String name : processes.tracked(TASKMANAGER)) {
+                OptionalLong pid = processes.running(name);
+                out.println(pid.isPresent()
+                        ? name + on(where) + ": running (pid " + pid.getAsLong() + ")"
+                        : name + on(where) + ": dead (stale pid file)");
+            }
+        }
+        if (zooKeeper() != null) {
+            zooKeeper().status();
         }
         int registered = 0;
-        if (Processes.portOpen(settings.restPort())) {
+        String leader = null;
+        if (anyJobManagerAnswers()) {
             try (FlinkRest rest = FlinkRest.connect(writeConf())) {
                 registered = rest.taskManagers();
+                leader = topology() == null ? null : rest.leader();
             }
         }
         out.println("registered TaskManagers: " + registered);
+        if (leader != null) {
+            out.println("leading JobManager: " + leader);
+        }
+    }
+
+    boolean anyJobManagerAnswers() {
+        return jobManagerHosts().stream().anyMatch(h -> Processes.portOpen(KfpSettings.address(h), settings.restPort()));
     }
 
     void startTaskManager(int n) {
         settings.requireDist();
-        startTaskManager(writeConf(), n);
+        Topology.Host host = taskManagerHost(n);
+        Configuration config = writeConf(host, confDir(host));
+        TaskExecutorProcessSpec spec;
+        try {
+            spec = TaskExecutorProcessUtils.processSpecFromConfig(config);
+        } catch (RuntimeException e) {
+            throw new KfpException("could not compute TaskManager memory settings from " + confDir(host) + "/config.yaml: " + e.getMessage());
+        }
+        String name = TASKMANAGER + n;
+        List<String> command = javaCommand(host, name, ProcessMemoryUtils.generateJvmParametersStr(spec));
+        command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
+        command.addAll(List.of("--configDir", confDir(host).toString(), "-D", "taskmanager.resource-id=tm-" + n));
+        command.addAll(words(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
+        processes(host).start(name, log(host, name, ".out"), command, settings.hostRun(host), environment());
     }
 
     void stopTaskManager(int n) {
-        processes.stop(TASKMANAGER + n);
+        processes(taskManagerHost(n)).stop(TASKMANAGER + n);
     }
 
-    private void startJobManager(Configuration config) {
-        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(config);
-        List<String> command = javaCommand(JOBMANAGER,
-                JobManagerProcessUtils.generateJvmParametersStr(spec, config));
+    void killTaskManager(int n) {
+        processes(taskManagerHost(n)).kill(TASKMANAGER + n);
+    }
+
+    void startJobManager(Topology.Host host) {
+        Configuration config = writeConf(host, confDir(host));
+        JobManagerProcessSpec spec;
+        try {
+            spec = JobManagerProcessUtils.processSpecFromConfig(config);
+        } catch (RuntimeException e) {
+            throw new KfpException("could not compute JobManager memory settings from " + confDir(host) + "/config.yaml: " + e.getMessage());
+        }
+        List<String> command = javaCommand(host, JOBMANAGER, JobManagerProcessUtils.generateJvmParametersStr(spec, config));
         command.add("org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
-        command.addAll(List.of("--configDir", settings.flinkConf().toString()));
+        command.addAll(List.of("--configDir", confDir(host).toString()));
         command.addAll(words(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
-        processes.start(JOBMANAGER, log(JOBMANAGER, ".out"), command, settings.run());
+        processes(host).start(JOBMANAGER, log(host, JOBMANAGER, ".out"), command, settings.hostRun(host), environment());
     }
 
-    private void startTaskManager(Configuration config, int n) {
-        TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(config);
-        String name = TASKMANAGER + n;
-        List<String> command = javaCommand(name, ProcessMemoryUtils.generateJvmParametersStr(spec));
-        command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
-        command.addAll(List.of("--configDir", settings.flinkConf().toString(), "-D", "taskmanager.resource-id=tm-" + n));
-        command.addAll(words(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
-        processes.start(name, log(name, ".out"), command, settings.run());
+    void killJobManager(Topology.Host host) {
+        processes(host).kill(JOBMANAGER);
     }
 
-    private List<String> javaCommand(String name, String memoryFlags) {
+    /** Flink finds its plugins (file systems such as S3) through FLINK_PLUGINS_DIR. */
+    private Map<String, String> environment() {
+        return Map.of("FLINK_PLUGINS_DIR", pluginsDir().toString());
+    }
+
+    Path pluginsDir() {
+        return settings.dist().resolve("flink").resolve("plugins");
+    }
+
+    private List<String> javaCommand(Topology.Host host, String name, String memoryFlags) {
         List<String> command = new ArrayList<>();
         command.add(settings.javaBin());
         command.addAll(words(memoryFlags));
         command.addAll(JAVA_OPENS);
-        command.add("-Dlog.file=" + log(name, ".log"));
-        command.add("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j.properties"));
+        command.add("-Dlog.file=" + log(host, name, ".log"));
+        command.add("-Dlog4j.configurationFile=" + confDir(host).resolve("log4j.properties"));
         command.add("-cp");
         command.add(classpath());
         return command;
@@ -158,8 +292,16 @@ final class FlinkCluster {
         return settings.flinkDir().resolve("lib") + "/*:" + Kfp.ownClasspath(settings);
     }
 
-    private Path log(String name, String suffix) {
-        return settings.run().resolve("log").resolve(name + suffix);
+    private Processes processes(Topology.Host host) {
+        return settings.processes(host, out, err);
+    }
+
+    private Path log(Topology.Host host, String name, String suffix) {
+        return settings.hostRun(host).resolve("log").resolve(name + suffix);
+    }
+
+    private static String on(Topology.Host host) {
+        return host == null ? "" : " on " + host.name();
     }
 
     /** Flink's generated flags are one space-separated line, each value without spaces. */

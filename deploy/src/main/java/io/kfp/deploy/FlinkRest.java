@@ -38,9 +38,10 @@ final class FlinkRest implements AutoCloseable {
     /** A client for the cluster {@code clusterConfig} describes (its config.yaml). */
     static FlinkRest connect(Configuration clusterConfig) {
         Configuration config = new Configuration(clusterConfig);
-        // A cluster that is down should be reported in seconds, not after Flink's 20 retries of 3 s.
-        config.set(RestOptions.RETRY_MAX_ATTEMPTS, 2);
-        config.set(RestOptions.RETRY_DELAY, Duration.ofMillis(500));
+        // A cluster that is down is reported after about 5 s, not after Flink's 20 retries of 3 s;
+        // a JobManager busy with a savepoint still gets five chances to answer each poll.
+        config.set(RestOptions.RETRY_MAX_ATTEMPTS, 5);
+        config.set(RestOptions.RETRY_DELAY, Duration.ofSeconds(1));
         String url = "http://" + config.get(RestOptions.ADDRESS) + ":" + config.get(RestOptions.PORT);
         try {
             return new FlinkRest(new RestClusterClient<>(config, StandaloneClusterId.getInstance()), url);
@@ -93,6 +94,15 @@ final class FlinkRest implements AutoCloseable {
 
     void cancel(JobID job) {
         call(client.cancel(job), CALL_TIMEOUT, "cancel job " + job);
+    }
+
+    /** The REST address of the leading JobManager (with high availability: the one ZooKeeper elected). */
+    String leader() {
+        try {
+            return client.getWebInterfaceURL();
+        } catch (RuntimeException e) {
+            return "(none elected yet: " + e.getMessage() + ")";
+        }
     }
 
     /** Flink's own client, for what kfp does not wrap (the tests' queries). */

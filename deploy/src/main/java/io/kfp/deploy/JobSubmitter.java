@@ -39,10 +39,10 @@ final class JobSubmitter {
     Submission plan(DeployedJob job, List<String> userArgs) {
         List<String> args = new ArrayList<>();
         // Explicit kfp settings for where things run apply to every job; the job's file says the rest.
-        if (settings.externalKafka() || settings.kafkaPortGiven()) {
+        if (settings.externalKafka() || settings.kafkaPortGiven() || settings.topology() != null) {
             args.addAll(List.of("--kafka.bootstrap-servers", settings.bootstrap()));
         }
-        if (settings.runDirGiven()) {
+        if (settings.runDirGiven() || settings.topology() != null) {
             args.addAll(List.of(
                     "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(job.name()).toString(),
                     "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(job.name()).toString()));

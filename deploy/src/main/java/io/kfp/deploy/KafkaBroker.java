@@ -5,29 +5,43 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 
 /**
- * The single-node KRaft broker (broker and controller in one process) on 127.0.0.1, from the
- * {@code kafka_2.13} artifact in {@code target/dist/kafka/libs}, configured by
- * {@code conf/kafka/server.properties}. Its data lives in {@code RUN/kafka-data}.
+ * Kafka from the {@code kafka_2.13} artifact in {@code target/dist/kafka/libs}: on one host a
+ * single KRaft node on 127.0.0.1 ({@code conf/kafka/server.properties}); in a topology one node
+ * per kafka host ({@code conf/kafka/cluster.properties}), broker and controller in one process,
+ * the controllers forming a static quorum, everything replicated to three brokers.
  */
 final class KafkaBroker {
 
     static final String NAME = "kafka";
 
     private final KfpSettings settings;
-    private final Processes processes;
     private final PrintStream out;
+    private final PrintStream err;
 
-    KafkaBroker(KfpSettings settings, Processes processes, PrintStream out) {
+    KafkaBroker(KfpSettings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
-        this.processes = processes;
         this.out = out;
+        this.err = err;
+    }
+
+    /** The kafka hosts of the topology; on one host a single null (this machine). */
+    private List<Topology.Host> hosts() {
+        List<Topology.Host> hosts = new ArrayList<>();
+        if (settings.topology() == null) {
+            hosts.add(null);
+        } else {
+            hosts.addAll(settings.topology().with(Topology.Role.KAFKA));
+        }
+        return hosts;
     }
 
     void start() {
@@ -36,50 +50,123 @@ final class KafkaBroker {
             return;
         }
         settings.requireDist();
-        if (processes.running(NAME).isPresent()) {
-            out.println("kafka already running (pid " + processes.running(NAME).getAsLong() + ")");
+        List<Topology.Host> hosts = hosts();
+        String clusterId = clusterId();
+        for (int i = 0; i < hosts.size(); i++) {
+            startNode(hosts.get(i), i + 1, clusterId);
+        }
+        for (Topology.Host host : hosts) {
+            processes(host).awaitPort(KfpSettings.address(host), settings.kafkaPort(), "Kafka" + on(host), NAME,
+                    log(host).resolve("kafka.out"), Duration.ofSeconds(90));
+        }
+        out.println("Kafka ready on " + settings.bootstrap() + " (data: " + settings.hostRun(hosts.get(0)).resolve("kafka-data")
+                + (hosts.size() > 1 ? " and on the other kafka hosts" : "") + ")");
+    }
+
+    /** Starts one node; {@code nodeId} is its place among the kafka hosts, from 1. */
+    void startNode(Topology.Host host, int nodeId, String clusterId) {
+        Processes processes = processes(host);
+        OptionalLong running = processes.running(NAME);
+        if (running.isPresent()) {
+            out.println("kafka" + on(host) + " already running (pid " + running.getAsLong() + ")");
             return;
         }
-        Processes.requireFreePort(settings.kafkaPort(), "KFP_KAFKA_PORT");
-        Processes.requireFreePort(settings.controllerPort(), "KFP_CONTROLLER_PORT");
-        Path dir = settings.run().resolve("kafka");
-        Path logs = settings.run().resolve("log").resolve("kafka");
+        if (host == null) {
+            Processes.requireFreePort(settings.kafkaPort(), "KFP_KAFKA_PORT");
+            Processes.requireFreePort(settings.controllerPort(), "KFP_CONTROLLER_PORT");
+        }
+        Path dir = settings.hostRun(host).resolve("kafka");
         Path properties = dir.resolve("server.properties");
         try {
             Files.createDirectories(dir);
-            Files.createDirectories(logs);
-            Files.writeString(properties, settings.fill(Files.readString(settings.home().resolve("conf/kafka/server.properties"))));
+            Files.createDirectories(log(host));
+            Files.writeString(properties, properties(host, nodeId));
             Files.copy(settings.home().resolve("conf/kafka/log4j2.properties"), dir.resolve("log4j2.properties"),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            if (!Files.exists(settings.run().resolve("kafka-data").resolve("meta.properties"))) {
-                format(properties, logs.resolve("format.log"));
+                    StandardCopyOption.REPLACE_EXISTING);
+            if (!Files.exists(settings.hostRun(host).resolve("kafka-data").resolve("meta.properties"))) {
+                format(host, properties, clusterId);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> command = java();
+        List<String> command = java(host);
         command.add("kafka.Kafka");
         command.add(properties.toString());
-        Path output = logs.resolve("kafka.out");
-        processes.start(NAME, output, command, settings.run());
-        processes.awaitPort(settings.kafkaPort(), "Kafka", NAME, output, Duration.ofSeconds(60));
-        out.println("Kafka ready on " + settings.bootstrap() + " (data: " + settings.run().resolve("kafka-data") + ")");
+        processes.start(NAME, log(host).resolve("kafka.out"), command, settings.hostRun(host));
     }
 
     void stop() {
-        processes.stop(NAME);
+        // The last to go is the last controller: stopping them in order keeps a quorum until then.
+        for (Topology.Host host : hosts()) {
+            processes(host).stop(NAME);
+        }
     }
 
     void status() {
-        var pid = processes.running(NAME);
-        out.println(pid.isPresent() ? "kafka: running (pid " + pid.getAsLong() + "), " + settings.bootstrap() : "kafka: stopped");
+        for (Topology.Host host : hosts()) {
+            OptionalLong pid = processes(host).running(NAME);
+            String address = KfpSettings.address(host) + ":" + settings.kafkaPort();
+            out.println(pid.isPresent()
+                    ? "kafka" + on(host) + ": running (pid " + pid.getAsLong() + "), " + (host == null ? settings.bootstrap() : address)
+                    : "kafka" + on(host) + ": stopped");
+        }
     }
 
-    /** Formats the storage directory with a new cluster id, as kafka-storage.sh format --standalone does. */
-    private void format(Path properties, Path log) throws IOException {
-        List<String> command = java();
-        command.addAll(List.of("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
-                "-c", properties.toString(), "--standalone"));
+    /** The node on {@code hostName}: kill -9, or a graceful stop and start (the rolling restart). */
+    void kill(Topology.Host host) {
+        processes(host).kill(NAME);
+    }
+
+    void restart(Topology.Host host) {
+        int nodeId = hosts().indexOf(host) + 1;
+        processes(host).stop(NAME);
+        startNode(host, nodeId, clusterId());
+        processes(host).awaitPort(KfpSettings.address(host), settings.kafkaPort(), "Kafka" + on(host), NAME,
+                log(host).resolve("kafka.out"), Duration.ofSeconds(90));
+    }
+
+    private String properties(Topology.Host host, int nodeId) throws IOException {
+        if (host == null) {
+            return settings.fill(Files.readString(settings.home().resolve("conf/kafka/server.properties")));
+        }
+        List<Topology.Host> kafka = settings.topology().with(Topology.Role.KAFKA);
+        List<String> voters = new ArrayList<>();
+        for (int i = 0; i < kafka.size(); i++) {
+            voters.add((i + 1) + "@" + kafka.get(i).address() + ":" + settings.controllerPort());
+        }
+        int replication = Math.min(3, kafka.size());
+        return settings.fill(Files.readString(settings.home().resolve("conf/kafka/cluster.properties")), host)
+                .replace("@KFP_NODE_ID@", String.valueOf(nodeId))
+                .replace("@KFP_VOTERS@", String.join(",", voters))
+                .replace("@KFP_REPLICATION@", String.valueOf(replication))
+                .replace("@KFP_MIN_ISR@", String.valueOf(Math.max(1, replication - 1)));
+    }
+
+    /**
+     * One cluster id for all nodes, made once and kept in the run directory: a node formatted
+     * with another id would refuse to join.
+     */
+    private String clusterId() {
+        Path file = settings.run().resolve("kafka-cluster-id");
+        try {
+            if (!Files.exists(file)) {
+                Files.createDirectories(file.getParent());
+                Files.writeString(file, Uuid.randomUuid() + "\n");
+            }
+            return Files.readString(file).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Formats the storage directory, as kafka-storage.sh format does (--standalone on one host). */
+    private void format(Topology.Host host, Path properties, String clusterId) throws IOException {
+        List<String> command = new ArrayList<>(java(host));
+        command.addAll(List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
+        if (host == null) {
+            command.add("--standalone");
+        }
+        Path log = log(host).resolve("format.log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             if (!process.waitFor(2, TimeUnit.MINUTES)) {
@@ -90,15 +177,28 @@ final class KafkaBroker {
             process.destroyForcibly();
         }
         if (process.isAlive() || process.exitValue() != 0) {
-            throw new KfpException("formatting the broker's storage failed: " + log);
+            Processes.tail(log, 10).forEach(err::println);
+            throw new KfpException("formatting the broker's storage" + on(host) + " failed: " + log);
         }
     }
 
-    private List<String> java() {
-        Path dir = settings.run().resolve("kafka");
-        return new ArrayList<>(List.of(settings.javaBin(), "-Xmx1g",
+    private List<String> java(Topology.Host host) {
+        Path dir = settings.hostRun(host).resolve("kafka");
+        return new ArrayList<>(List.of(settings.javaBin(), host == null ? "-Xmx1g" : "-Xmx512m",
                 "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"),
-                "-Dkafka.logs.dir=" + settings.run().resolve("log").resolve("kafka"),
+                "-Dkafka.logs.dir=" + log(host),
                 "-cp", settings.dist().resolve("kafka").resolve("libs") + "/*"));
+    }
+
+    private Processes processes(Topology.Host host) {
+        return settings.processes(host, out, err);
+    }
+
+    private Path log(Topology.Host host) {
+        return settings.hostRun(host).resolve("log").resolve("kafka");
+    }
+
+    private static String on(Topology.Host host) {
+        return host == null ? "" : " on " + host.name();
     }
 }

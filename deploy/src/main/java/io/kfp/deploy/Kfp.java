@@ -46,7 +46,8 @@ import picocli.CommandLine.ParentCommand;
             Kfp.Resume.class,
             Kfp.Cancel.class,
             Kfp.Status.class,
-            Kfp.Logs.class
+            Kfp.Logs.class,
+            Kfp.LabCommand.class
         },
         footer = {
             "",
@@ -81,8 +82,58 @@ public final class Kfp implements Callable<Integer> {
             System.err.println("kfp: run me through deploy/bin/kfp (it sets -Dkfp.home).");
             System.exit(KfpException.USER_ERROR);
         }
-        System.exit(run(args, System.getenv(), Path.of(home).toAbsolutePath().normalize(),
-                Path.of("").toAbsolutePath(), System.out, System.err));
+        Path homeDir = Path.of(home).toAbsolutePath().normalize();
+        Path callerDir = Path.of("").toAbsolutePath();
+        try {
+            KfpSettings settings = KfpSettings.from(System.getenv(), homeDir, callerDir);
+            if (settings.topology() != null && settings.topology().launcher() == Topology.Launcher.NETNS
+                    && !Lab.inside() && talksToTheCluster(args)) {
+                System.exit(onTheClientHost(settings, args));
+            }
+        } catch (KfpException e) {
+            System.err.println("kfp: " + e.getMessage());
+            System.exit(e.exitCode());
+        }
+        System.exit(run(args, System.getenv(), homeDir, callerDir, System.out, System.err));
+    }
+
+    /**
+     * Whether the command reaches a process of the cluster over the network. In the lab those
+     * addresses exist only inside its namespaces, so kfp runs such a command on the topology's
+     * client host (the operator's machine); the lab commands and help run where they are called.
+     */
+    static boolean talksToTheCluster(String[] args) {
+        if (args.length == 0) {
+            return false;
+        }
+        return !List.of("help", "-h", "--help", "-V", "--version", "build", "lab", "logs").contains(args[0])
+                && !List.of(args).contains("--help") && !List.of(args).contains("-h");
+    }
+
+    /** Runs this same command in the client host's namespace ({@code ip netns exec}); returns its exit code. */
+    private static int onTheClientHost(KfpSettings settings, String[] args) {
+        Topology topology = settings.topology();
+        Lab lab = new Lab(topology, System.out);
+        lab.requireUp();
+        List<String> command = new ArrayList<>(topology.launcherPrefix(topology.client()));
+        command.add(settings.javaBin());
+        for (String property : List.of("kfp.home", "log4j.configurationFile")) {
+            if (System.getProperty(property) != null) {
+                command.add("-D" + property + "=" + System.getProperty(property));
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Kfp.class.getName()));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).inheritIO().start();
+            return process.waitFor();
+        } catch (IOException e) {
+            throw new KfpException("cannot run kfp on the client host " + topology.client().name() + ": " + e.getMessage(),
+                    KfpException.FAILED, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return KfpException.FAILED;
+        }
     }
 
     /** Runs one kfp command; returns its exit code. */
@@ -96,7 +147,14 @@ public final class Kfp implements Callable<Integer> {
                 err.flush();
                 return k.exitCode();
             }
-            throw e;
+            // Not foreseen: still one line for the user; the trace when asked for.
+            err.println("kfp: " + e.getClass().getSimpleName() + ": " + e.getMessage()
+                    + (environment.containsKey("KFP_DEBUG") ? "" : " (KFP_DEBUG=1 shows the stack trace)"));
+            if (environment.containsKey("KFP_DEBUG")) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return KfpException.FAILED;
         });
         return commandLine.execute(args);
     }
@@ -117,6 +175,9 @@ public final class Kfp implements Callable<Integer> {
                     : "Single-node KRaft broker on " + settings.bootstrap() + ".");
             describe(commandLine, "cluster", "JobManager + " + settings.taskManagers() + " TaskManagers; Web UI "
                     + settings.restUrl() + ".");
+            commandLine.getCommandSpec().usageMessage().footer(commandLine.getCommandSpec().usageMessage().footer()[0],
+                    "Runtime files (PIDs, logs, broker data, checkpoints) live in " + settings.run() + " (KFP_RUN_DIR).",
+                    commandLine.getCommandSpec().usageMessage().footer()[2], commandLine.getCommandSpec().usageMessage().footer()[3]);
         } catch (KfpException invalid) {
             // Reported when a command runs; help stays general.
         }
@@ -140,20 +201,33 @@ public final class Kfp implements Callable<Integer> {
         return settings;
     }
 
-    Processes processes() {
-        return new Processes(settings().run(), out, err);
-    }
-
     KafkaBroker kafka() {
-        return new KafkaBroker(settings(), processes(), out);
+        return new KafkaBroker(settings(), out, err);
     }
 
     FlinkCluster cluster() {
-        return new FlinkCluster(settings(), processes(), out);
+        return new FlinkCluster(settings(), out, err);
     }
 
     FlinkRest rest() {
+        requireLabNetwork();
         return FlinkRest.connect(cluster().writeConf());
+    }
+
+    /** In the lab, the cluster's addresses exist only inside its namespaces: never dial them from outside. */
+    void requireLabNetwork() {
+        Topology topology = settings().topology();
+        if (topology != null && topology.launcher() == Topology.Launcher.NETNS) {
+            Lab.requireInside(topology.subnet());
+        }
+    }
+
+    Lab lab() {
+        if (settings().topology() == null) {
+            throw new KfpException("no topology: the lab commands need one, e.g. export KFP_TOPOLOGY=lab"
+                    + " (deploy/conf/topology/lab.yaml).");
+        }
+        return new Lab(settings().topology(), out);
     }
 
     /** Where kfp's own classes are, for the cluster's JVMs (our Prometheus reporter) and Flink's CLI (our job listener). */
@@ -254,13 +328,16 @@ public final class Kfp implements Callable<Integer> {
                     topics.addAll(job.topics(config, kfp.environment));
                 }
             }
-            new Topics(settings.bootstrap(), kfp.out).create(topics, Topics.PARTITIONS, (short) 1);
+            kfp.requireLabNetwork();
+            int brokers = settings.topology() == null ? 1 : settings.topology().with(Topology.Role.KAFKA).size();
+            new Topics(settings.bootstrap(), kfp.out).create(topics, Topics.PARTITIONS, (short) Math.min(3, brokers));
         }
     }
 
     @Command(name = "submit", mixinStandardHelpOptions = true,
             description = {"Submit ingest, relay or sink detached; prints the job id.",
-                "Its options come from deploy/conf/jobs/JOB.yaml (or --config FILE); any --key value after JOB overrides them."})
+                "Its options come from deploy/conf/jobs/JOB.yaml (or --config FILE); any --key value after JOB overrides them.",
+                "Each job's README lists its options (ingest-job/README.md, relay-job/README.md, sink-job/README.md)."})
     static final class Submit implements Callable<Integer> {
         @ParentCommand Kfp kfp;
 
@@ -357,7 +434,7 @@ public final class Kfp implements Callable<Integer> {
         public Integer call() {
             kfp.kafka().status();
             kfp.cluster().status();
-            if (Processes.portOpen(kfp.settings().restPort())) {
+            if (kfp.cluster().anyJobManagerAnswers()) {
                 try (FlinkRest rest = kfp.rest()) {
                     for (JobStatusMessage job : rest.jobs()) {
                         kfp.out.println(job.getJobId() + " " + job.getJobState() + " " + job.getJobName());
@@ -406,7 +483,66 @@ public final class Kfp implements Callable<Integer> {
     }
 
     JobSubmitter submitter() {
+        requireLabNetwork();
         return new JobSubmitter(settings(), cluster(), environment, out, err);
+    }
+
+    @Command(name = "lab", mixinStandardHelpOptions = true,
+            description = {"Several hosts on this machine: a network namespace per host of KFP_TOPOLOGY (root needed).",
+                "Commands that talk to the cluster (kafka, cluster, topics, submit, stop, ...) run on its client host by themselves."})
+    static final class LabCommand {
+        @ParentCommand Kfp kfp;
+
+        @Command(name = "up", description = "Create the hosts: one namespace each, joined by a bridge in a namespace of its own.")
+        void up() {
+            kfp.lab().up();
+        }
+
+        @Command(name = "down", description = "Stop every process of the lab by its PID, then remove every namespace it made.")
+        void down() {
+            Lab lab = kfp.lab();
+            Lab.requireRoot();
+            for (Topology.Host host : kfp.settings().topology().hosts()) {
+                Processes processes = kfp.settings().processes(host, kfp.out, kfp.err);
+                // TaskManagers before JobManagers before the stores they write to.
+                List<String> names = new ArrayList<>(processes.tracked(""));
+                names.sort(java.util.Comparator.comparingInt(Kfp::stopOrder));
+                names.forEach(processes::stop);
+            }
+            lab.down();
+        }
+
+        @Command(name = "partition", description = "Cut HOST off the network (its link down) until 'kfp lab heal HOST'.")
+        void partition(@Parameters(paramLabel = "HOST") String host) {
+            kfp.lab().partition(kfp.settings().topology().host(host));
+        }
+
+        @Command(name = "heal", description = "Put HOST back on the network.")
+        void heal(@Parameters(paramLabel = "HOST") String host) {
+            kfp.lab().heal(kfp.settings().topology().host(host));
+        }
+
+        @Command(name = "kill", description = "kill -9 a process on HOST: kafka, zookeeper, jobmanager or taskmanager-N.")
+        void kill(@Parameters(paramLabel = "HOST") String host, @Parameters(paramLabel = "PROCESS") String process) {
+            kfp.lab().requireUp();
+            Topology.Host where = kfp.settings().topology().host(host);
+            if (!kfp.settings().processes(where, kfp.out, kfp.err).kill(process)) {
+                throw new KfpException("no process " + process + " runs on " + host + " ('kfp status' lists them).", KfpException.FAILED);
+            }
+        }
+    }
+
+    /** Teardown order: what writes first, what is written to last. */
+    static int stopOrder(String process) {
+        if (process.startsWith(FlinkCluster.TASKMANAGER)) {
+            return 0;
+        }
+        return switch (process) {
+            case FlinkCluster.JOBMANAGER -> 1;
+            case ZooKeeperServer.NAME -> 2;
+            case KafkaBroker.NAME -> 3;
+            default -> 4;
+        };
     }
 
     private static List<String> withConfig(String config, List<String> options) {

@@ -33,7 +33,8 @@ record KfpSettings(
         String bootstrap,
         boolean externalKafka,
         String javaBin,
-        String version) {
+        String version,
+        Topology topology) {
 
     /**
      * kfp's own variables. They say where things run, not how a job behaves, so they are removed
@@ -47,18 +48,29 @@ record KfpSettings(
                     "KFP_REST_PORT",
                     "KFP_RPC_PORT",
                     "KFP_PROM_PORTS",
-                    "KFP_TASKMANAGERS");
+                    "KFP_TASKMANAGERS",
+                    "KFP_TOPOLOGY");
 
-    static KfpSettings from(Map<String, String> env, Path home, Path callerDir) {
+    static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
+        // An empty variable means unset, as ${X:-default} does in a shell.
+        Map<String, String> env = new java.util.HashMap<>();
+        given.forEach((k, v) -> {
+            if (v != null && !v.isBlank()) {
+                env.put(k, v);
+            }
+        });
         Path dist = home.resolve("target").resolve("dist");
         String runDir = env.get("KFP_RUN_DIR");
+        String topologyName = env.get("KFP_TOPOLOGY");
+        Topology topology = topologyName == null || topologyName.isBlank() ? null : Topology.load(topologyName.trim(), home, callerDir);
+        Path defaultRun = topology == null ? home.resolve("run") : home.resolve("run").resolve(topology.name());
         int kafkaPort = port(env, "KFP_KAFKA_PORT", 9092);
         String bootstrap = env.get("KAFKA_BOOTSTRAP");
         String flinkHome = env.get("FLINK_HOME");
         return new KfpSettings(
                 home,
                 callerDir,
-                runDir == null ? home.resolve("run") : callerDir.resolve(runDir).normalize(),
+                runDir == null ? defaultRun : callerDir.resolve(runDir).normalize(),
                 runDir != null,
                 kafkaPort,
                 port(env, "KFP_CONTROLLER_PORT", 9093),
@@ -68,10 +80,12 @@ record KfpSettings(
                 portRange(env, "KFP_PROM_PORTS", "9249-9259"),
                 number(env, "KFP_TASKMANAGERS", 3),
                 flinkHome == null || flinkHome.isBlank() ? dist.resolve("flink") : Path.of(flinkHome),
-                bootstrap == null || bootstrap.isBlank() ? "127.0.0.1:" + kafkaPort : bootstrap,
+                bootstrap != null && !bootstrap.isBlank() ? bootstrap
+                        : topology == null ? "127.0.0.1:" + kafkaPort : topology.bootstrap(kafkaPort),
                 bootstrap != null && !bootstrap.isBlank(),
                 env.getOrDefault("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
-                projectVersion());
+                projectVersion(),
+                topology);
     }
 
     Path repo() {
@@ -96,7 +110,22 @@ record KfpSettings(
     }
 
     String restUrl() {
-        return "http://127.0.0.1:" + restPort;
+        return "http://" + (topology == null ? "127.0.0.1" : topology.with(Topology.Role.JOBMANAGER).get(0).address()) + ":" + restPort;
+    }
+
+    /** Where a host of the topology keeps its PID files, logs and data; the one host keeps them in the run directory itself. */
+    Path hostRun(Topology.Host host) {
+        return host == null ? run : run.resolve("hosts").resolve(host.name());
+    }
+
+    /** The processes of {@code host} (null: this machine, the one-host setup). */
+    Processes processes(Topology.Host host, java.io.PrintStream out, java.io.PrintStream err) {
+        return host == null ? new Processes(run, out, err) : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);
+    }
+
+    /** The address a process on {@code host} listens on. */
+    static String address(Topology.Host host) {
+        return host == null ? "127.0.0.1" : host.address();
     }
 
     /**
@@ -110,9 +139,16 @@ record KfpSettings(
         return callerDir.resolve(path).normalize().toString();
     }
 
-    /** A template from conf/ with its {@code @KFP_...@} placeholders filled in. */
+    /** A template from conf/ with its {@code @KFP_...@} placeholders filled in, for the one host. */
     String fill(String template) {
-        return template.replace("@KFP_RUN_DIR@", run.toString())
+        return fill(template, null);
+    }
+
+    /** A template filled in for {@code host}: its address and directory. */
+    String fill(String template, Topology.Host host) {
+        return template.replace("@KFP_HOST@", address(host))
+                .replace("@KFP_HOST_DIR@", hostRun(host).toString())
+                .replace("@KFP_RUN_DIR@", run.toString())
                 .replace("@KFP_KAFKA_PORT@", String.valueOf(kafkaPort))
                 .replace("@KFP_CONTROLLER_PORT@", String.valueOf(controllerPort))
                 .replace("@KFP_REST_PORT@", String.valueOf(restPort))
@@ -156,7 +192,7 @@ record KfpSettings(
     static String projectVersion() {
         try (InputStream in = KfpSettings.class.getResourceAsStream("/kfp.properties")) {
             if (in == null) {
-                throw new IllegalStateException("kfp.properties is missing from kfp's classpath: run 'kfp build'.");
+                throw new KfpException("kfp.properties is missing from kfp's classpath: run 'kfp build'.");
             }
             Properties properties = new Properties();
             properties.load(in);

@@ -26,13 +26,28 @@ final class Processes {
     static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final Path run;
+    private final List<String> launcher;
     private final PrintStream out;
     private final PrintStream err;
 
+    /** Processes on this machine, tracked under {@code run}. */
     Processes(Path run, PrintStream out, PrintStream err) {
+        this(run, List.of(), out, err);
+    }
+
+    /**
+     * Processes on a host of a topology, started through {@code launcher} (e.g. {@code ip netns
+     * exec kfp-lab-kafka1}, which execs in place: the PID stays the process's own).
+     */
+    Processes(Path run, List<String> launcher, PrintStream out, PrintStream err) {
         this.run = run;
+        this.launcher = List.copyOf(launcher);
         this.out = out;
         this.err = err;
+    }
+
+    Path run() {
+        return run;
     }
 
     Path pidFile(String name) {
@@ -78,6 +93,11 @@ final class Processes {
      * and records its PID. Does nothing but say so if {@code name} is already running.
      */
     void start(String name, Path output, List<String> command, Path workDir) {
+        start(name, output, command, workDir, java.util.Map.of());
+    }
+
+    /** As {@link #start(String, Path, List, Path)}, with {@code environment} added to kfp's own. */
+    void start(String name, Path output, List<String> command, Path workDir, java.util.Map<String, String> environment) {
         OptionalLong existing = running(name);
         if (existing.isPresent()) {
             out.println(name + " already running (pid " + existing.getAsLong() + ")");
@@ -86,21 +106,50 @@ final class Processes {
         try {
             Files.createDirectories(pidFile(name).getParent());
             Files.createDirectories(output.getParent());
-            List<String> detached = new ArrayList<>();
+            List<String> detached = new ArrayList<>(launcher);
             // setsid execs the command in place (we are no process group leader): the PID stays.
             detached.add("setsid");
             detached.addAll(command);
-            Process process = new ProcessBuilder(detached)
+            ProcessBuilder builder = new ProcessBuilder(detached);
+            builder.environment().putAll(environment);
+            Process process = builder
                     .directory(workDir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(output.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .start();
-            Files.writeString(pidFile(name), process.pid() + "\n");
+            try {
+                Files.writeString(pidFile(name), process.pid() + "\n");
+            } catch (IOException e) {
+                process.destroyForcibly(); // never leave a process running that nothing tracks
+                throw e;
+            }
             out.println("started " + name + " (pid " + process.pid() + ")");
         } catch (IOException e) {
             throw new KfpException("could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
         }
+    }
+
+    /** SIGKILL at once, as a crash would: the fault tests' kill -9. Returns whether it was running. */
+    boolean kill(String name) {
+        OptionalLong pid = running(name);
+        if (pid.isEmpty()) {
+            return false;
+        }
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong());
+        if (handle.isEmpty()) {
+            return false;
+        }
+        ProcessHandle process = handle.get();
+        process.destroyForcibly();
+        try {
+            process.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new KfpException("kill -9 of " + name + " (pid " + pid.getAsLong() + ") did not end it within 30 s",
+                    KfpException.FAILED, e);
+        }
+        out.println("killed " + name + " (pid " + pid.getAsLong() + ") with SIGKILL");
+        return true;
     }
 
     /** SIGTERM, then SIGKILL after {@link #STOP_GRACE}; only the recorded PID. */
@@ -111,7 +160,12 @@ final class Processes {
                 Files.deleteIfExists(pidFile(name));
                 return;
             }
-            ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
+            Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong());
+            if (handle.isEmpty()) {
+                Files.deleteIfExists(pidFile(name)); // it ended just now
+                return;
+            }
+            ProcessHandle process = handle.get();
             process.destroy();
             long deadline = System.nanoTime() + STOP_GRACE.toNanos();
             while (process.isAlive() && System.nanoTime() < deadline) {
@@ -155,8 +209,12 @@ final class Processes {
      * output, if {@code name} exits first; after {@code timeout} with where to look.
      */
     void awaitPort(int port, String what, String name, Path output, Duration timeout) {
+        awaitPort("127.0.0.1", port, what, name, output, timeout);
+    }
+
+    void awaitPort(String address, int port, String what, String name, Path output, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!portOpen(port)) {
+        while (!portOpen(address, port)) {
             if (running(name).isEmpty()) {
                 tail(output, 20).forEach(err::println);
                 throw new KfpException(what + " exited while starting; the lines above are from " + output + ".");
@@ -170,8 +228,16 @@ final class Processes {
     }
 
     static boolean portOpen(int port) {
+        return portOpen("127.0.0.1", port);
+    }
+
+    /** Whether {@code address:port} accepts a connection; a lab address only from inside the lab. */
+    static boolean portOpen(String address, int port) {
+        if (!address.startsWith("127.")) {
+            Lab.requireInside(address);
+        }
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            socket.connect(new InetSocketAddress(address, port), 500);
             return true;
         } catch (IOException e) {
             return false;

@@ -34,8 +34,16 @@ final class Topics {
         try (Admin admin = Admin.create(props)) {
             for (String topic : new LinkedHashSet<>(topics)) {
                 try {
-                    admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor))).all().get(30, TimeUnit.SECONDS);
-                    out.println("created " + topic + " (" + partitions + " partitions)");
+                    NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor);
+                    if (replicationFactor > 1) {
+                        // acks=all then means two copies: one broker may die without losing a write.
+                        newTopic.configs(java.util.Map.of(org.apache.kafka.common.config.TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+                                String.valueOf(replicationFactor - 1)));
+                    }
+                    admin.createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
+                    out.println("created " + topic + " (" + partitions + " partitions"
+                            + (replicationFactor > 1 ? ", " + replicationFactor + " replicas, min.insync.replicas " + (replicationFactor - 1) : "")
+                            + ")");
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw new KfpException("could not create topic " + topic + " on " + bootstrap + ": "

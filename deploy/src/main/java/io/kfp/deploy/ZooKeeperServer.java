@@ -1,0 +1,95 @@
+package io.kfp.deploy;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+/**
+ * The ZooKeeper server through which the JobManagers of a topology elect their leader (and
+ * TaskManagers and clients find it): a standalone {@code org.apache.zookeeper} server from
+ * {@code target/dist/zookeeper/lib}, configured by {@code conf/zookeeper/zoo.cfg}.
+ */
+final class ZooKeeperServer {
+
+    static final String NAME = "zookeeper";
+    static final int PORT = 2181;
+
+    private final KfpSettings settings;
+    private final Topology.Host host;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    ZooKeeperServer(KfpSettings settings, Topology.Host host, PrintStream out, PrintStream err) {
+        this.settings = settings;
+        this.host = host;
+        this.out = out;
+        this.err = err;
+    }
+
+    String connectString() {
+        return host.address() + ":" + PORT;
+    }
+
+    void start() {
+        Processes processes = settings.processes(host, out, err);
+        OptionalLong running = processes.running(NAME);
+        if (running.isPresent()) {
+            out.println("zookeeper on " + host.name() + " already running (pid " + running.getAsLong() + ")");
+            return;
+        }
+        Path dir = settings.hostRun(host).resolve("zookeeper");
+        Path log = settings.hostRun(host).resolve("log");
+        try {
+            Files.createDirectories(dir);
+            Files.createDirectories(log);
+            Files.createDirectories(settings.hostRun(host).resolve("zookeeper-data"));
+            Files.writeString(dir.resolve("zoo.cfg"),
+                    settings.fill(Files.readString(settings.home().resolve("conf/zookeeper/zoo.cfg")), host));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> command = new ArrayList<>(List.of(settings.javaBin(), "-Xmx256m",
+                "-Dlog.file=" + log.resolve("zookeeper.log"),
+                "-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j.properties"),
+                "-Dzookeeper.jmx.log4j.disable=true",
+                "-cp", classpath(),
+                "org.apache.zookeeper.server.ZooKeeperServerMain", dir.resolve("zoo.cfg").toString()));
+        processes.start(NAME, log.resolve("zookeeper.out"), command, settings.hostRun(host));
+        processes.awaitPort(host.address(), PORT, "ZooKeeper on " + host.name(), NAME, log.resolve("zookeeper.out"),
+                Duration.ofSeconds(60));
+    }
+
+    void stop() {
+        settings.processes(host, out, err).stop(NAME);
+    }
+
+    void status() {
+        OptionalLong pid = settings.processes(host, out, err).running(NAME);
+        out.println(pid.isPresent()
+                ? "zookeeper on " + host.name() + ": running (pid " + pid.getAsLong() + "), " + connectString()
+                : "zookeeper on " + host.name() + ": stopped");
+    }
+
+    /** ZooKeeper's own jars, and the logging, commons-io and snappy jars it shares with Flink's lib/. */
+    private String classpath() {
+        Path lib = settings.dist().resolve("flink").resolve("lib");
+        List<String> entries = new ArrayList<>();
+        entries.add(settings.dist().resolve("zookeeper").resolve("lib") + "/*");
+        try (Stream<Path> jars = Files.list(lib)) {
+            jars.map(p -> p.getFileName().toString())
+                    .filter(n -> n.matches("(commons-io|log4j-api|log4j-core|log4j-slf4j2-impl|slf4j-api|snappy-java)-.*\\.jar"))
+                    .sorted()
+                    .forEach(n -> entries.add(lib.resolve(n).toString()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return String.join(":", entries);
+    }
+}
