@@ -96,10 +96,8 @@ final class KafkaBroker {
     }
 
     void stop() {
-        // The last to go is the last controller: stopping them in order keeps a quorum until then.
-        for (Topology.Host host : hosts()) {
-            processes(host).stop(NAME);
-        }
+        // All nodes at once: a node stopped after the others waits for a controller quorum that is gone.
+        hosts().parallelStream().forEach(host -> processes(host).stop(NAME));
     }
 
     void status() {
@@ -146,7 +144,7 @@ final class KafkaBroker {
      * One cluster id for all nodes, made once and kept in the run directory: a node formatted
      * with another id would refuse to join.
      */
-    private String clusterId() {
+    String clusterId() {
         Path file = settings.run().resolve("kafka-cluster-id");
         try {
             if (!Files.exists(file)) {

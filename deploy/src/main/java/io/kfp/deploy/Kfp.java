@@ -106,8 +106,13 @@ public final class Kfp implements Callable<Integer> {
         if (args.length == 0) {
             return false;
         }
-        return !List.of("help", "-h", "--help", "-V", "--version", "build", "lab", "logs").contains(args[0])
-                && !List.of(args).contains("--help") && !List.of(args).contains("-h");
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            return false;
+        }
+        if (args[0].equals("lab")) {
+            return args.length > 1 && List.of("drill", "soak").contains(args[1]);
+        }
+        return !List.of("help", "-V", "--version", "build", "logs").contains(args[0]);
     }
 
     /** Runs this same command in the client host's namespace ({@code ip netns exec}); returns its exit code. */
@@ -164,6 +169,8 @@ public final class Kfp implements Callable<Integer> {
         // "@file" is a job option's value, not a picocli argument file.
         commandLine.setExpandAtFiles(false);
         // Job options (--checkpoint.interval 2s) are passed through to the job as they are.
+        commandLine.getSubcommands().get("lab").getSubcommands().get("exec").setUnmatchedOptionsArePositionalParams(true);
+        commandLine.getSubcommands().get("lab").getSubcommands().get("exec").setStopAtPositional(true);
         for (String name : List.of("submit", "resume")) {
             commandLine.getSubcommands().get(name).setUnmatchedOptionsArePositionalParams(true);
         }
@@ -192,6 +199,10 @@ public final class Kfp implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(out);
         return 0;
+    }
+
+    PrintStream out() {
+        return out;
     }
 
     KfpSettings settings() {
@@ -502,14 +513,28 @@ public final class Kfp implements Callable<Integer> {
         void down() {
             Lab lab = kfp.lab();
             Lab.requireRoot();
+            // TaskManagers before JobManagers before the stores they write to; each group at once
+            // (a Kafka node stopped after the others would wait for a quorum that is gone).
+            record Tracked(Processes processes, String name) {}
+            List<Tracked> all = new ArrayList<>();
             for (Topology.Host host : kfp.settings().topology().hosts()) {
                 Processes processes = kfp.settings().processes(host, kfp.out, kfp.err);
-                // TaskManagers before JobManagers before the stores they write to.
-                List<String> names = new ArrayList<>(processes.tracked(""));
-                names.sort(java.util.Comparator.comparingInt(Kfp::stopOrder));
-                names.forEach(processes::stop);
+                processes.tracked("").forEach(name -> all.add(new Tracked(processes, name)));
             }
+            all.stream().collect(java.util.stream.Collectors.groupingBy(t -> stopOrder(t.name()), java.util.TreeMap::new,
+                            java.util.stream.Collectors.toList()))
+                    .values().forEach(group -> group.parallelStream().forEach(t -> t.processes().stop(t.name())));
             lab.down();
+        }
+
+        @Command(name = "exec", description = {"Run a command on HOST, e.g. a line source for ingest-job:",
+            "kfp lab exec operator nc -lk 198.18.0.100 9999"})
+        int exec(@Parameters(index = "0", paramLabel = "HOST") String host,
+                @Parameters(index = "1..*", paramLabel = "COMMAND") List<String> command) throws Exception {
+            kfp.lab().requireUp();
+            List<String> full = new ArrayList<>(kfp.settings().topology().launcherPrefix(kfp.settings().topology().host(host)));
+            full.addAll(command);
+            return new ProcessBuilder(full).inheritIO().start().waitFor();
         }
 
         @Command(name = "partition", description = "Cut HOST off the network (its link down) until 'kfp lab heal HOST'.")
@@ -520,6 +545,29 @@ public final class Kfp implements Callable<Integer> {
         @Command(name = "heal", description = "Put HOST back on the network.")
         void heal(@Parameters(paramLabel = "HOST") String host) {
             kfp.lab().heal(kfp.settings().topology().host(host));
+        }
+
+        @Command(name = "drill", description = {"The relay through the fault matrix, exactly once: prints each fault's recovery and the verdict.",
+            "Needs the lab up with Kafka and the cluster started; exit code 0 only when the output is exactly once."})
+        int drill(@Option(names = "--faults", defaultValue = "matrix", paramLabel = "LIST",
+                        description = "matrix (all, in order) or a comma-separated list of kill-leader-broker, kill-coordinator,"
+                                + " rolling-restart, kill-leader-jobmanager, kill-taskmanager, partition-taskmanager,"
+                                + " partition-leader-broker, rescale-up, rescale-down") String faults,
+                @Option(names = "--records", defaultValue = "300000", description = "produce at least this many (default ${DEFAULT-VALUE})") long records,
+                @Option(names = "--rate", defaultValue = "2000", description = "records per second (default ${DEFAULT-VALUE})") int rate)
+                throws Exception {
+            return new LabDrill(kfp).run(LabDrill.parse(faults), records, rate).clean() ? 0 : KfpException.FAILED;
+        }
+
+        @Command(name = "soak", description = "The drill with faults drawn at random from the matrix, at least --records records.")
+        int soak(@Option(names = "--faults", defaultValue = "12", description = "how many faults (default ${DEFAULT-VALUE})") int count,
+                @Option(names = "--records", defaultValue = "1000000", description = "at least this many (default ${DEFAULT-VALUE})") long records,
+                @Option(names = "--rate", defaultValue = "3000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
+                @Option(names = "--seed", defaultValue = "1", description = "of the random draw (default ${DEFAULT-VALUE})") long seed)
+                throws Exception {
+            List<LabDrill.Fault> faults = LabDrill.random(count, seed);
+            kfp.out.println("soak: " + faults.stream().map(LabDrill.Fault::label).toList());
+            return new LabDrill(kfp).run(faults, records, rate).clean() ? 0 : KfpException.FAILED;
         }
 
         @Command(name = "kill", description = "kill -9 a process on HOST: kafka, zookeeper, jobmanager or taskmanager-N.")

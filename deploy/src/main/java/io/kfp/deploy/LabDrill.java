@@ -1,0 +1,627 @@
+package io.kfp.deploy;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The relay, exactly once, through the faults of a production-shaped cluster: a producer writes
+ * sequence-numbered keyed records at a steady rate, the relay copies them, an observer reads the
+ * output with read_committed; one fault after the other is injected and the time until committed
+ * output flows again on every partition is measured. At the end every sequence number must be
+ * in the output exactly once, in order per key, with no transaction of the relay left open, every
+ * partition's last stable offset at its high watermark and no job FAILED.
+ *
+ * <p>It runs on the topology's client host ({@code kfp lab drill}, {@code kfp lab soak}): the
+ * faults are kfp's own commands (kill -9 by PID, a host's link down), the clients are Kafka's.
+ */
+final class LabDrill {
+
+    enum Fault {
+        KILL_LEADER_BROKER("kill -9 of the broker leading most output partitions"),
+        KILL_COORDINATOR("kill -9 of the transaction coordinator of the relay's transactional ids"),
+        ROLLING_RESTART("graceful restart of every broker, one at a time"),
+        KILL_LEADER_JOBMANAGER("kill -9 of the leading JobManager (the standby takes over)"),
+        KILL_TASKMANAGER("kill -9 of a TaskManager running the relay"),
+        PARTITION_TASKMANAGER("20 s network partition of another TaskManager's host"),
+        PARTITION_LEADER_BROKER("20 s network partition of the host of the broker leading most partitions"),
+        RESCALE_UP("stop with a savepoint, resume at parallelism 3"),
+        RESCALE_DOWN("stop with a savepoint, resume at parallelism 1");
+
+        final String description;
+
+        Fault(String description) {
+            this.description = description;
+        }
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** The whole matrix, in the order that keeps each fault independent of the one before. */
+    static final List<Fault> MATRIX = List.of(Fault.values());
+
+    static final String JOB_NAME = "drill-relay";
+    static final String INPUT = "drill-in";
+    static final String OUTPUT = "drill-out";
+    static final int KEYS = 50;
+    static final Duration PARTITION = Duration.ofSeconds(20);
+    static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
+
+    record Recovery(Fault fault, double atSeconds, double seconds) {}
+
+    record Verdict(long produced, long distinct, long duplicates, long missing, long misordered, long strangers,
+            long ongoingTransactions, long lsoBehindHighWatermark, long failedJobs, List<Recovery> recoveries) {
+        boolean clean() {
+            return distinct == produced && duplicates == 0 && missing == 0 && misordered == 0 && strangers == 0
+                    && ongoingTransactions == 0 && lsoBehindHighWatermark == 0 && failedJobs == 0;
+        }
+    }
+
+    private final Kfp kfp;
+    private final KfpSettings settings;
+    private final Topology topology;
+    private final PrintStream out;
+    private final long started = System.nanoTime();
+    private final Observer observer = new Observer();
+    private final AtomicLong produced = new AtomicLong();
+    private final AtomicLong sendErrors = new AtomicLong();
+    private int parallelism = 2;
+
+    LabDrill(Kfp kfp) {
+        this.kfp = kfp;
+        this.settings = kfp.settings();
+        this.topology = settings.topology();
+        this.out = kfp.out();
+    }
+
+    /** Runs {@code faults} while at least {@code records} are produced at {@code rate} per second. */
+    Verdict run(List<Fault> faults, long records, int rate) throws Exception {
+        kfp.requireLabNetwork();
+        say("drill: " + faults.size() + " faults, at least " + records + " records at " + rate + "/s, relay " + JOB_NAME);
+        new Topics(settings.bootstrap(), out).create(new java.util.TreeSet<>(List.of(INPUT, OUTPUT)), Topics.PARTITIONS, (short) 3);
+        submit(null);
+        AtomicBoolean faultsDone = new AtomicBoolean(false);
+        Thread producer = new Thread(() -> produce(records, rate, faultsDone), "drill-producer");
+        Thread observing = new Thread(observer, "drill-observer");
+        observing.setDaemon(true);
+        observing.start();
+        producer.start();
+        List<Recovery> recoveries = new ArrayList<>();
+        try {
+            awaitCondition("the relay's first committed output on every partition", Duration.ofMinutes(3),
+                    () -> observer.flowingSince(0));
+            for (Fault fault : faults) {
+                settle();
+                recoveries.add(inject(fault));
+            }
+        } finally {
+            faultsDone.set(true);
+            producer.join(TimeUnit.MINUTES.toMillis(30));
+        }
+        say("drill: produced " + produced.get() + " records (" + sendErrors.get() + " send errors); waiting for the rest to be relayed");
+        awaitCondition("every produced record in the output", Duration.ofMinutes(5), () -> observer.distinct() >= produced.get());
+        JobID job = relayJob();
+        String savepoint;
+        try (FlinkRest rest = kfp.rest()) {
+            savepoint = rest.stopWithSavepoint(job, null);
+        }
+        say("drill: relay stopped with savepoint " + savepoint);
+        Processes.sleep(Duration.ofSeconds(2)); // the observer reads the last commit
+        observer.stop();
+        Verdict verdict = verdict(recoveries);
+        report(verdict);
+        return verdict;
+    }
+
+    // --- faults --------------------------------------------------------------------------------
+
+    private Recovery inject(Fault fault) throws Exception {
+        say("fault: " + fault.label() + " - " + fault.description);
+        // Aim first (REST and Admin calls take time), then start the clock and strike.
+        Runnable strike;
+        Runnable afterRecovery = () -> {};
+        switch (fault) {
+            case KILL_LEADER_BROKER, KILL_COORDINATOR -> {
+                Topology.Host broker = brokerHost(fault == Fault.KILL_LEADER_BROKER ? leaderOfMostPartitions() : transactionCoordinator());
+                strike = () -> kafka().kill(broker);
+                afterRecovery = () -> restartBroker(broker);
+            }
+            case ROLLING_RESTART -> strike = () -> {
+                for (Topology.Host broker : topology.with(Topology.Role.KAFKA)) {
+                    kafka().restart(broker);
+                    awaitFullIsr();
+                }
+            };
+            case KILL_LEADER_JOBMANAGER -> {
+                Topology.Host leader = leadingJobManager();
+                strike = () -> cluster().killJobManager(leader);
+                afterRecovery = () -> cluster().startJobManager(leader);
+            }
+            case KILL_TASKMANAGER -> {
+                int tm = busyTaskManager();
+                strike = () -> cluster().killTaskManager(tm);
+                afterRecovery = () -> restartTaskManager(tm);
+            }
+            case PARTITION_TASKMANAGER -> {
+                int busy = busyTaskManager();
+                int other = busy % topology.with(Topology.Role.TASKMANAGER).size() + 1;
+                Topology.Host host = cluster().taskManagerHost(other);
+                strike = () -> {
+                    lab().partition(host);
+                    Processes.sleep(PARTITION);
+                    lab().heal(host);
+                };
+                afterRecovery = () -> awaitTaskManagers(other);
+            }
+            case PARTITION_LEADER_BROKER -> {
+                Topology.Host host = brokerHost(leaderOfMostPartitions());
+                strike = () -> {
+                    lab().partition(host);
+                    Processes.sleep(PARTITION);
+                    lab().heal(host);
+                };
+                afterRecovery = this::awaitFullIsr;
+            }
+            case RESCALE_UP, RESCALE_DOWN -> {
+                int to = fault == Fault.RESCALE_UP ? 3 : 1;
+                JobID job = relayJob();
+                strike = () -> {
+                    String savepoint;
+                    try (FlinkRest rest = kfp.rest()) {
+                        savepoint = rest.stopWithSavepoint(job, null);
+                    }
+                    say("  stopped with savepoint " + savepoint + ", resuming at parallelism " + to);
+                    parallelism = to;
+                    submit(savepoint);
+                };
+            }
+            default -> throw new IllegalStateException(fault.name());
+        }
+        long t0 = System.currentTimeMillis();
+        double at = seconds();
+        strike.run();
+        awaitCondition("committed output on every partition after " + fault.label(), RECOVERY_TIMEOUT,
+                () -> observer.flowingSince(t0));
+        double recovery = (observer.flowingAt(t0) - t0) / 1000.0;
+        say(String.format(Locale.ROOT, "  committed output flows again on every partition %.1f s after the injection", recovery));
+        afterRecovery.run();
+        return new Recovery(fault, at, recovery);
+    }
+
+    /** Before a fault: every replica in sync, every TaskManager registered, output flowing. */
+    private void settle() {
+        awaitFullIsr();
+        awaitTaskManagers(0);
+        long now = System.currentTimeMillis();
+        awaitCondition("output flowing before the next fault", RECOVERY_TIMEOUT, () -> observer.flowingSince(now));
+    }
+
+    private void restartBroker(Topology.Host broker) {
+        int nodeId = topology.with(Topology.Role.KAFKA).indexOf(broker) + 1;
+        kafka().startNode(broker, nodeId, kafka().clusterId());
+        awaitFullIsr();
+    }
+
+    private void restartTaskManager(int n) {
+        cluster().startTaskManager(n);
+        awaitTaskManagers(0);
+    }
+
+    /** Waits until every TaskManager is registered; one that does not come back from a partition by itself is restarted. */
+    private void awaitTaskManagers(int restartIfMissing) {
+        int expected = topology.with(Topology.Role.TASKMANAGER).size();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        try (FlinkRest rest = kfp.rest()) {
+            while (rest.taskManagers() < expected) {
+                if (System.nanoTime() > deadline) {
+                    if (restartIfMissing > 0) {
+                        say("  taskmanager-" + restartIfMissing + " did not re-register after the partition: restarting it");
+                        cluster().stopTaskManager(restartIfMissing);
+                        cluster().startTaskManager(restartIfMissing);
+                        restartIfMissing = 0;
+                        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    } else {
+                        throw new IllegalStateException(rest.taskManagers() + " of " + expected + " TaskManagers registered after 60 s");
+                    }
+                }
+                Processes.sleep(Duration.ofMillis(500));
+            }
+        }
+    }
+
+    private void awaitFullIsr() {
+        awaitCondition("every replica of the drill's topics and of the transaction log in sync", Duration.ofMinutes(3), () -> {
+            try (Admin admin = admin()) {
+                return admin.describeTopics(List.of(INPUT, OUTPUT, "__transaction_state", "__consumer_offsets"))
+                        .allTopicNames().get(20, TimeUnit.SECONDS).values().stream()
+                        .flatMap(d -> d.partitions().stream())
+                        .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    // --- what the faults aim at -----------------------------------------------------------------
+
+    private int leaderOfMostPartitions() throws Exception {
+        try (Admin admin = admin()) {
+            TopicDescription d = admin.describeTopics(List.of(OUTPUT)).allTopicNames().get(30, TimeUnit.SECONDS).get(OUTPUT);
+            Map<Integer, Long> led = d.partitions().stream().filter(p -> p.leader() != null)
+                    .collect(Collectors.groupingBy(p -> p.leader().id(), TreeMap::new, Collectors.counting()));
+            return led.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        }
+    }
+
+    private int transactionCoordinator() throws Exception {
+        try (Admin admin = admin()) {
+            List<String> ids = admin.listTransactions(new ListTransactionsOptions()).all().get(30, TimeUnit.SECONDS).stream()
+                    .map(TransactionListing::transactionalId).filter(id -> id.startsWith(prefix())).toList();
+            if (ids.isEmpty()) {
+                throw new IllegalStateException("no transactional id of prefix " + prefix() + " yet");
+            }
+            Map<Integer, Long> coordinators = admin.describeTransactions(ids).all().get(30, TimeUnit.SECONDS).values().stream()
+                    .collect(Collectors.groupingBy(t -> t.coordinatorId(), TreeMap::new, Collectors.counting()));
+            return coordinators.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        }
+    }
+
+    private Topology.Host brokerHost(int nodeId) {
+        Topology.Host host = topology.with(Topology.Role.KAFKA).get(nodeId - 1);
+        say("  broker " + nodeId + " is on " + host.name());
+        return host;
+    }
+
+    private Topology.Host leadingJobManager() {
+        String leader;
+        try (FlinkRest rest = kfp.rest()) {
+            leader = rest.leader();
+        }
+        for (Topology.Host host : topology.with(Topology.Role.JOBMANAGER)) {
+            if (leader.contains("//" + host.address() + ":")) {
+                say("  the leading JobManager is on " + host.name() + " (" + leader + ")");
+                return host;
+            }
+        }
+        throw new IllegalStateException("no JobManager host has the leader's address " + leader);
+    }
+
+    /** The number N of a TaskManager (tm-N) running the relay's first subtask. */
+    private int busyTaskManager() throws Exception {
+        String rest;
+        try (FlinkRest client = kfp.rest()) {
+            rest = client.leader();
+        }
+        String job = relayJob().toHexString();
+        ObjectMapper json = new ObjectMapper();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        JsonNode details = json.readTree(get(http, rest + "/jobs/" + job));
+        String vertex = details.path("vertices").path(0).path("id").asText();
+        JsonNode tms = json.readTree(get(http, rest + "/jobs/" + job + "/vertices/" + vertex + "/taskmanagers")).path("taskmanagers");
+        String id = tms.path(0).path("taskmanager-id").asText();
+        if (!id.matches("tm-\\d+")) {
+            throw new IllegalStateException("no TaskManager runs the relay: " + tms);
+        }
+        say("  " + id + " runs the relay");
+        return Integer.parseInt(id.substring(3));
+    }
+
+    private static String get(HttpClient http, String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    // --- the relay, the producer, the observer --------------------------------------------------
+
+    private void submit(String restoreFrom) {
+        List<String> args = new ArrayList<>(List.of("--job.name", JOB_NAME, "--source.topics", INPUT, "--sink.topic", OUTPUT,
+                "--checkpoint.interval", "1 s", "--job.parallelism", String.valueOf(parallelism),
+                "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(JOB_NAME).toString(),
+                "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(JOB_NAME).toString()));
+        if (restoreFrom != null) {
+            args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
+        }
+        kfp.submitter().submit(DeployedJob.of("relay"), args);
+    }
+
+    private JobID relayJob() {
+        try (FlinkRest rest = kfp.rest()) {
+            return rest.runningJob(JOB_NAME);
+        }
+    }
+
+    private static String prefix() {
+        return "kfp." + JOB_NAME + ".";
+    }
+
+    private void produce(long records, int rate, AtomicBoolean faultsDone) {
+        Properties props = new Properties();
+        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+        props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
+        // Idempotent: a send retried across a broker failure is written once, in order.
+        props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        props.setProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(Duration.ofMinutes(10).toMillis()));
+        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            long start = System.nanoTime();
+            long i = 0;
+            while (i < records || !faultsDone.get()) {
+                long due = start + i * 1_000_000_000L / rate;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                producer.send(new ProducerRecord<>(INPUT, ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
+                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)), (m, e) -> {
+                            if (e != null) {
+                                sendErrors.incrementAndGet();
+                            }
+                        });
+                produced.set(++i);
+            }
+            producer.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Reads the output with read_committed: what each sequence number is, and when each partition last moved. */
+    private final class Observer implements Runnable {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final BitSet seen = new BitSet();
+        private long duplicates;
+        private long misordered;
+        private long strangers;
+        private final long[] lastOfKey = new long[KEYS];
+        /** Per output partition: the arrival times of the first record with a timestamp after each injection. */
+        private final Map<Integer, Long> maxTimestamp = new ConcurrentHashMap<>();
+        private final Map<Long, Map<Integer, Long>> flowing = new ConcurrentHashMap<>();
+
+        @Override
+        public void run() {
+            java.util.Arrays.fill(lastOfKey, -1);
+            Properties props = new Properties();
+            props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+            props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                List<TopicPartition> partitions = new ArrayList<>();
+                consumer.partitionsFor(OUTPUT, Duration.ofMinutes(1)).forEach(p -> partitions.add(new TopicPartition(OUTPUT, p.partition())));
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                while (running.get()) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                        record(r);
+                    }
+                }
+            }
+        }
+
+        private synchronized void record(ConsumerRecord<byte[], byte[]> r) {
+            long now = System.currentTimeMillis();
+            maxTimestamp.merge(r.partition(), r.timestamp(), Math::max);
+            for (Map.Entry<Long, Map<Integer, Long>> since : flowing.entrySet()) {
+                if (r.timestamp() > since.getKey()) {
+                    since.getValue().putIfAbsent(r.partition(), now);
+                }
+            }
+            String value = new String(r.value(), StandardCharsets.UTF_8);
+            String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+            if (!value.startsWith("seq-") || !key.startsWith("key-")) {
+                strangers++;
+                return;
+            }
+            long seq = Long.parseLong(value.substring(4));
+            int k = Integer.parseInt(key.substring(4));
+            if (seen.get((int) seq)) {
+                duplicates++;
+            }
+            seen.set((int) seq);
+            if (seq < lastOfKey[k]) {
+                misordered++;
+            }
+            lastOfKey[k] = Math.max(lastOfKey[k], seq);
+        }
+
+        /** Whether every output partition has a committed record produced after {@code since} (epoch ms). */
+        boolean flowingSince(long since) {
+            Map<Integer, Long> arrivals = flowing.computeIfAbsent(since, s -> {
+                Map<Integer, Long> already = new ConcurrentHashMap<>();
+                maxTimestamp.forEach((p, ts) -> {
+                    if (ts > s) {
+                        already.put(p, System.currentTimeMillis());
+                    }
+                });
+                return already;
+            });
+            return arrivals.size() >= Topics.PARTITIONS;
+        }
+
+        /** When the last partition started flowing again after {@code since}. */
+        long flowingAt(long since) {
+            return flowing.get(since).values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        }
+
+        synchronized long distinct() {
+            return seen.cardinality();
+        }
+
+        void stop() {
+            running.set(false);
+        }
+    }
+
+    // --- the verdict ----------------------------------------------------------------------------
+
+    private Verdict verdict(List<Recovery> recoveries) throws Exception {
+        long ongoing;
+        long lsoLag = 0;
+        try (Admin admin = admin()) {
+            Collection<TransactionListing> open = admin.listTransactions(new ListTransactionsOptions()
+                    .filterStates(List.of(TransactionState.ONGOING, TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT)))
+                    .all().get(30, TimeUnit.SECONDS);
+            ongoing = open.stream().filter(t -> t.transactionalId().startsWith(prefix())).count();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < Topics.PARTITIONS; p++) {
+                latest.put(new TopicPartition(OUTPUT, p), OffsetSpec.latest());
+            }
+            var stable = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS);
+            var high = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS);
+            for (TopicPartition tp : latest.keySet()) {
+                lsoLag += high.get(tp).offset() - stable.get(tp).offset();
+            }
+        }
+        long failed;
+        try (FlinkRest rest = kfp.rest()) {
+            failed = rest.jobs().stream().filter(j -> j.getJobName().equals(JOB_NAME))
+                    .map(JobStatusMessage::getJobState).filter(s -> s == JobStatus.FAILED).count();
+        }
+        long total = produced.get();
+        long missing;
+        long distinct;
+        synchronized (observer) {
+            distinct = observer.seen.cardinality();
+            missing = total - observer.seen.get(0, (int) total).cardinality();
+        }
+        return new Verdict(total, distinct, observer.duplicates, missing, observer.misordered, observer.strangers, ongoing, lsoLag,
+                failed, recoveries);
+    }
+
+    private void report(Verdict v) {
+        out.println();
+        out.println("| fault | injected at (s) | committed output flows again after (s) |");
+        out.println("|---|---|---|");
+        for (Recovery r : v.recoveries()) {
+            out.printf(Locale.ROOT, "| %s | %.0f | %.1f |%n", r.fault().label(), r.atSeconds(), r.seconds());
+        }
+        out.println();
+        out.printf(Locale.ROOT, "verdict: %s - produced %d, in the output %d distinct, %d duplicated, %d missing, %d out of order"
+                        + " per key, %d strangers; %d transactions of %s* left open; %d records between last stable offset and high"
+                        + " watermark; %d FAILED jobs%n",
+                v.clean() ? "EXACTLY ONCE" : "NOT CLEAN", v.produced(), v.distinct(), v.duplicates(), v.missing(), v.misordered(),
+                v.strangers(), v.ongoingTransactions(), prefix(), v.lsoBehindHighWatermark(), v.failedJobs());
+        // One line for programs (the fault-matrix test): key=value pairs.
+        out.println("drill-result produced=" + v.produced() + " distinct=" + v.distinct() + " duplicates=" + v.duplicates()
+                + " missing=" + v.missing() + " misordered=" + v.misordered() + " strangers=" + v.strangers()
+                + " ongoing=" + v.ongoingTransactions() + " lsoLag=" + v.lsoBehindHighWatermark() + " failedJobs=" + v.failedJobs()
+                + " recoveries=" + v.recoveries().stream().map(r -> r.fault().label() + ":" + String.format(Locale.ROOT, "%.1f", r.seconds()))
+                        .collect(Collectors.joining(",")));
+        out.flush();
+    }
+
+    /** {@code count} faults drawn at random from the matrix (the soak). */
+    static List<Fault> random(int count, long seed) {
+        Random random = new Random(seed);
+        List<Fault> faults = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            faults.add(MATRIX.get(random.nextInt(MATRIX.size())));
+        }
+        return faults;
+    }
+
+    static List<Fault> parse(String list) {
+        if (list.equals("matrix")) {
+            return MATRIX;
+        }
+        List<Fault> faults = new ArrayList<>();
+        for (String name : list.split(",")) {
+            try {
+                faults.add(Fault.valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+            } catch (IllegalArgumentException e) {
+                throw new KfpException("unknown fault '" + name + "': use matrix or some of "
+                        + MATRIX.stream().map(Fault::label).collect(Collectors.joining(", ")));
+            }
+        }
+        return faults;
+    }
+
+    // --- helpers ----------------------------------------------------------------------------------
+
+    private Admin admin() {
+        Properties props = new Properties();
+        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        return Admin.create(props);
+    }
+
+    private KafkaBroker kafka() {
+        return kfp.kafka();
+    }
+
+    private FlinkCluster cluster() {
+        return kfp.cluster();
+    }
+
+    private Lab lab() {
+        return kfp.lab();
+    }
+
+    private double seconds() {
+        return (System.nanoTime() - started) / 1e9;
+    }
+
+    private void say(String line) {
+        out.printf(Locale.ROOT, "[%6.1f s] %s%n", seconds(), line);
+        out.flush();
+    }
+
+    private void awaitCondition(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new KfpException("drill: timed out after " + timeout.toSeconds() + " s waiting for " + what, KfpException.FAILED);
+            }
+            Processes.sleep(Duration.ofMillis(100));
+        }
+    }
+
+    static Set<String> labels() {
+        return MATRIX.stream().map(Fault::label).collect(Collectors.toCollection(java.util.LinkedHashSet::new));
+    }
+}

@@ -1,0 +1,121 @@
+package io.kfp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay exactly once through the fault matrix of a production-shaped cluster: the lab
+ * (network namespaces: 3 KRaft brokers, ZooKeeper, 2 JobManagers, 3 TaskManagers, a client host),
+ * brought up with deploy/bin/kfp as an operator would, the matrix run by {@code kfp lab drill},
+ * and everything removed afterwards, also when the test fails. Needs root (ip netns), as on
+ * developer and CI machines.
+ */
+class LabFaultMatrixTest {
+
+    static final Path KFP = Path.of("bin", "kfp").toAbsolutePath();
+    static final Path RUN = Path.of("target", "lab-run").toAbsolutePath();
+    static final Map<String, String> ENV = new HashMap<>();
+
+    @BeforeAll
+    static void bringUpTheLab() throws Exception {
+        assumeTrue(isRoot(), "the lab needs root (ip netns); run as root, as CI does");
+        ENV.put("KFP_TOPOLOGY", Path.of("src", "test", "resources", "labt.yaml").toAbsolutePath().toString());
+        ENV.put("KFP_RUN_DIR", RUN.toString());
+        kfp(Duration.ofMinutes(3), "lab", "down"); // what an aborted run may have left
+        org.apache.flink.util.FileUtils.deleteDirectory(RUN.toFile());
+        kfp(Duration.ofMinutes(1), "lab", "up");
+        kfp(Duration.ofMinutes(3), "kafka", "start");
+        kfp(Duration.ofMinutes(3), "cluster", "start");
+    }
+
+    @AfterAll
+    static void tearDownTheLab() throws Exception {
+        if (!ENV.isEmpty()) {
+            Result down = kfp(Duration.ofMinutes(5), "lab", "down");
+            System.out.println(down.output());
+            assertThat(namespaces()).as("namespaces left behind").noneMatch(n -> n.startsWith("kfp-labt-"));
+        }
+    }
+
+    @Test
+    void theRelayIsExactlyOnceThroughEveryFaultOfTheMatrix() throws Exception {
+        Result drill = kfp(Duration.ofMinutes(30), "lab", "drill", "--faults", "matrix", "--records", "300000", "--rate", "2000");
+        System.out.println(drill.output());
+        String line = drill.output().lines().filter(l -> l.startsWith("drill-result ")).findFirst()
+                .orElseThrow(() -> new AssertionError("the drill ended without a result (exit " + drill.exit() + "):\n" + drill.output()));
+        Map<String, String> result = new HashMap<>();
+        Arrays.stream(line.substring("drill-result ".length()).split(" ")).forEach(kv -> {
+            int eq = kv.indexOf('=');
+            result.put(kv.substring(0, eq), kv.substring(eq + 1));
+        });
+        long produced = Long.parseLong(result.get("produced"));
+        assertThat(produced).as("records produced").isGreaterThanOrEqualTo(300_000);
+        assertThat(Long.parseLong(result.get("missing"))).as("sequence numbers missing from the output").isZero();
+        assertThat(Long.parseLong(result.get("duplicates"))).as("sequence numbers written twice").isZero();
+        assertThat(Long.parseLong(result.get("distinct"))).as("distinct sequence numbers in the output").isEqualTo(produced);
+        assertThat(Long.parseLong(result.get("misordered"))).as("records out of order per key").isZero();
+        assertThat(Long.parseLong(result.get("strangers"))).as("records the producer never wrote").isZero();
+        assertThat(Long.parseLong(result.get("ongoing"))).as("open transactions of the relay once stopped").isZero();
+        assertThat(Long.parseLong(result.get("lsoLag"))).as("records between last stable offset and high watermark").isZero();
+        assertThat(Long.parseLong(result.get("failedJobs"))).as("FAILED jobs").isZero();
+        List<String> faults = Arrays.stream(result.get("recoveries").split(",")).map(r -> r.substring(0, r.indexOf(':'))).toList();
+        assertThat(faults).as("every fault of the matrix injected and recovered from").containsExactlyElementsOf(LabDrill.labels());
+        assertThat(drill.exit()).as("the drill's exit code").isZero();
+    }
+
+    record Result(int exit, String output) {}
+
+    /** Runs deploy/bin/kfp with this test's settings only; output to a file, so a hung process is noticed. */
+    static Result kfp(Duration timeout, String... args) throws Exception {
+        Files.createDirectories(RUN.getParent());
+        Path output = Files.createTempFile(RUN.getParent(), "lab-cmd-", ".out");
+        List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
+        command.addAll(Arrays.asList(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("KFP_") || k.equals("FLINK_HOME") || k.equals("KAFKA_BOOTSTRAP"));
+        builder.environment().putAll(ENV);
+        Process process = builder.start();
+        boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!ended) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly().waitFor();
+        }
+        String text = Files.readString(output, StandardCharsets.UTF_8);
+        Files.delete(output);
+        assertThat(ended).as(String.join(" ", args) + " did not end within " + timeout + "\n" + text).isTrue();
+        if (!args[0].equals("lab") || !args[1].equals("drill")) {
+            assertThat(process.exitValue()).as(String.join(" ", args) + "\n" + text).isZero();
+        }
+        return new Result(process.exitValue(), text);
+    }
+
+    private static List<String> namespaces() throws Exception {
+        Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return out.lines().map(l -> l.split("\\s+")[0]).toList();
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Files.readString(Path.of("/proc/self/status")).lines().filter(l -> l.startsWith("Uid:"))
+                    .anyMatch(l -> l.split("\\s+")[1].equals("0"));
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
