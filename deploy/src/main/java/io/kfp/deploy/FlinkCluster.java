@@ -102,6 +102,9 @@ final class FlinkCluster {
             Files.createDirectories(settings.run().resolve("savepoints"));
             Files.createDirectories(conf);
             String config = settings.fill(Files.readString(templates.resolve("config.yaml")), host);
+            if (s3() != null) {
+                config += s3().fill(Files.readString(templates.resolve("s3.yaml")));
+            }
             if (topology() != null) {
                 config += settings.fill(Files.readString(templates.resolve("ha.yaml")), host)
                         .replace("@KFP_ZOOKEEPER@", zooKeeper() == null ? "" : zooKeeper().connectString())
@@ -111,6 +114,8 @@ final class FlinkCluster {
                 }
             }
             Files.writeString(conf.resolve("config.yaml"), config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
+            // It may hold the S3 secret.
+            Files.setPosixFilePermissions(conf.resolve("config.yaml"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
                 Files.copy(templates.resolve(file), conf.resolve(file), StandardCopyOption.REPLACE_EXISTING);
             }
@@ -121,11 +126,16 @@ final class FlinkCluster {
     }
 
     /**
-     * Storage every JobManager and TaskManager reaches: savepoints, and the HA directory. The
-     * run directory is one file system for all hosts of the lab (they share this machine's disk).
+     * Storage every JobManager and TaskManager reaches: checkpoints, savepoints and the HA
+     * directory. The topology's S3 store if it has one; else the run directory (on the lab's
+     * hosts one file system, since they share this machine's disk).
      */
     String sharedStorage() {
-        return "file://" + settings.run();
+        return s3() != null ? s3().uri() : "file://" + settings.run();
+    }
+
+    S3Store s3() {
+        return S3Store.of(settings, out, err);
     }
 
     private Path confDir(Topology.Host host) {
@@ -139,6 +149,9 @@ final class FlinkCluster {
             Processes.requireFreePort(settings.rpcPort(), "KFP_RPC_PORT");
         }
         Configuration client = writeConf();
+        if (s3() != null) {
+            s3().start();
+        }
         if (zooKeeper() != null) {
             zooKeeper().start();
         }
@@ -176,6 +189,9 @@ final class FlinkCluster {
         if (zooKeeper() != null) {
             zooKeeper().stop();
         }
+        if (s3() != null) {
+            s3().stop();
+        }
     }
 
     private int taskManagerHostsCount() {
@@ -202,6 +218,9 @@ final class FlinkCluster {
         }
         if (zooKeeper() != null) {
             zooKeeper().status();
+        }
+        if (s3() != null) {
+            s3().status();
         }
         int registered = 0;
         String leader = null;

@@ -42,7 +42,11 @@ final class JobSubmitter {
         if (settings.externalKafka() || settings.kafkaPortGiven() || settings.topology() != null) {
             args.addAll(List.of("--kafka.bootstrap-servers", settings.bootstrap()));
         }
-        if (settings.runDirGiven() || settings.topology() != null) {
+        if (settings.topology() != null) {
+            String shared = cluster.sharedStorage();
+            args.addAll(List.of("--checkpoint.dir", shared + "/checkpoints/" + job.name(),
+                    "--checkpoint.savepoint-dir", shared + "/savepoints/" + job.name()));
+        } else if (settings.runDirGiven()) {
             args.addAll(List.of(
                     "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(job.name()).toString(),
                     "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(job.name()).toString()));

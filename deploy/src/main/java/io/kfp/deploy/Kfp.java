@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -466,13 +467,22 @@ public final class Kfp implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            Path log = kfp.settings().run().resolve("log");
+            KfpSettings settings = kfp.settings();
+            List<Path> logs = new ArrayList<>();
+            if (settings.topology() == null) {
+                logs.add(settings.run().resolve("log"));
+            } else {
+                settings.topology().hosts().forEach(h -> logs.add(settings.hostRun(h).resolve("log")));
+            }
             switch (what) {
-                case "sink" -> printTaskManagerStdout(log);
-                case "ingest", "relay" -> kfp.out.println("TaskManager logs: " + log
-                        + "/taskmanager-*.log (jobs log their configuration and problems there)");
-                case "jobmanager" -> kfp.out.println(log.resolve("jobmanager.log"));
-                case "kafka" -> kfp.out.println(log.resolve("kafka").resolve("server.log"));
+                case "sink" -> logs.forEach(this::printTaskManagerStdout);
+                case "ingest", "relay" -> logs.forEach(log -> kfp.out.println("TaskManager logs: " + log
+                        + "/taskmanager-*.log (jobs log their configuration and problems there)"));
+                // On one host the path, started or not; in a topology the hosts that have one.
+                case "jobmanager" -> logs.stream().map(l -> l.resolve("jobmanager.log"))
+                        .filter(p -> settings.topology() == null || Files.exists(p)).forEach(kfp.out::println);
+                case "kafka" -> logs.stream().map(l -> l.resolve("kafka").resolve("server.log"))
+                        .filter(p -> settings.topology() == null || Files.exists(p)).forEach(kfp.out::println);
                 default -> throw new KfpException("kfp logs sink|ingest|relay|jobmanager|kafka");
             }
             return 0;
@@ -484,7 +494,9 @@ public final class Kfp implements Callable<Integer> {
             }
             try (Stream<Path> files = Files.list(log)) {
                 for (Path file : files.filter(f -> f.getFileName().toString().matches("taskmanager-\\d+\\.out")).sorted().toList()) {
-                    kfp.out.print(Files.readString(file, StandardCharsets.UTF_8));
+                    // Flink's own JVM warnings share the file with what the sink printed.
+                    Files.readAllLines(file, StandardCharsets.UTF_8).stream().filter(l -> !l.startsWith("WARNING: "))
+                            .forEach(kfp.out::println);
                 }
                 kfp.out.flush();
             } catch (IOException e) {
@@ -523,7 +535,8 @@ public final class Kfp implements Callable<Integer> {
             }
             all.stream().collect(java.util.stream.Collectors.groupingBy(t -> stopOrder(t.name()), java.util.TreeMap::new,
                             java.util.stream.Collectors.toList()))
-                    .values().forEach(group -> group.parallelStream().forEach(t -> t.processes().stop(t.name())));
+                    // Everything goes: no broker needs to hand over leadership, so 10 s of grace is plenty.
+                    .values().forEach(group -> group.parallelStream().forEach(t -> t.processes().stop(t.name(), Duration.ofSeconds(10))));
             lab.down();
         }
 
@@ -552,7 +565,7 @@ public final class Kfp implements Callable<Integer> {
         int drill(@Option(names = "--faults", defaultValue = "matrix", paramLabel = "LIST",
                         description = "matrix (all, in order) or a comma-separated list of kill-leader-broker, kill-coordinator,"
                                 + " rolling-restart, kill-leader-jobmanager, kill-taskmanager, partition-taskmanager,"
-                                + " partition-leader-broker, rescale-up, rescale-down") String faults,
+                                + " partition-leader-broker, s3-outage, rescale-up, rescale-down") String faults,
                 @Option(names = "--records", defaultValue = "300000", description = "produce at least this many (default ${DEFAULT-VALUE})") long records,
                 @Option(names = "--rate", defaultValue = "2000", description = "records per second (default ${DEFAULT-VALUE})") int rate)
                 throws Exception {
@@ -589,7 +602,8 @@ public final class Kfp implements Callable<Integer> {
             case FlinkCluster.JOBMANAGER -> 1;
             case ZooKeeperServer.NAME -> 2;
             case KafkaBroker.NAME -> 3;
-            default -> 4;
+            case S3Store.NAME -> 4;
+            default -> 5;
         };
     }
 

@@ -97,8 +97,11 @@ final class Lab {
 
     void heal(Topology.Host host) {
         requireUp();
+        boolean wasDown = !ip("-n", topology.bridgeNamespace(), "link", "show", bridgePort(host)).contains(",UP");
         ip("-n", topology.bridgeNamespace(), "link", "set", bridgePort(host), "up");
-        out.println("healed " + host.name() + " (" + host.address() + "): its link is up");
+        if (wasDown) {
+            out.println("healed " + host.name() + " (" + host.address() + "): its link is up");
+        }
     }
 
     void requireUp() {

@@ -69,6 +69,7 @@ final class LabDrill {
         KILL_TASKMANAGER("kill -9 of a TaskManager running the relay"),
         PARTITION_TASKMANAGER("20 s network partition of another TaskManager's host"),
         PARTITION_LEADER_BROKER("20 s network partition of the host of the broker leading most partitions"),
+        S3_OUTAGE("the S3 store stopped for 30 s, then started again"),
         RESCALE_UP("stop with a savepoint, resume at parallelism 3"),
         RESCALE_DOWN("stop with a savepoint, resume at parallelism 1");
 
@@ -87,8 +88,10 @@ final class LabDrill {
     static final List<Fault> MATRIX = List.of(Fault.values());
 
     static final String JOB_NAME = "drill-relay";
-    static final String INPUT = "drill-in";
-    static final String OUTPUT = "drill-out";
+    /** Topics of this run alone: an earlier run's records must not count as this one's. */
+    private final String run = "drill-" + System.currentTimeMillis() / 1000;
+    private final String input = run + "-in";
+    private final String output = run + "-out";
     static final int KEYS = 50;
     static final Duration PARTITION = Duration.ofSeconds(20);
     static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
@@ -112,6 +115,7 @@ final class LabDrill {
     private final AtomicLong produced = new AtomicLong();
     private final AtomicLong sendErrors = new AtomicLong();
     private int parallelism = 2;
+    private final Set<Topology.Host> partitioned = ConcurrentHashMap.newKeySet();
 
     LabDrill(Kfp kfp) {
         this.kfp = kfp;
@@ -124,7 +128,19 @@ final class LabDrill {
     Verdict run(List<Fault> faults, long records, int rate) throws Exception {
         kfp.requireLabNetwork();
         say("drill: " + faults.size() + " faults, at least " + records + " records at " + rate + "/s, relay " + JOB_NAME);
-        new Topics(settings.bootstrap(), out).create(new java.util.TreeSet<>(List.of(INPUT, OUTPUT)), Topics.PARTITIONS, (short) 3);
+        cancelLeftovers();
+        for (Topology.Host host : topology.hosts()) {
+            lab().heal(host); // a partition an interrupted run left behind
+        }
+        // Killed half way (Ctrl-C, a test's timeout): no host stays cut off.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> partitioned.forEach(h -> {
+            try {
+                lab().heal(h);
+            } catch (RuntimeException e) {
+                System.err.println("could not heal " + h.name() + ": " + e.getMessage());
+            }
+        })));
+        new Topics(settings.bootstrap(), out).create(new java.util.TreeSet<>(List.of(input, output)), Topics.PARTITIONS, (short) 3);
         submit(null);
         AtomicBoolean faultsDone = new AtomicBoolean(false);
         Thread producer = new Thread(() -> produce(records, rate, faultsDone), "drill-producer");
@@ -172,12 +188,9 @@ final class LabDrill {
                 strike = () -> kafka().kill(broker);
                 afterRecovery = () -> restartBroker(broker);
             }
-            case ROLLING_RESTART -> strike = () -> {
-                for (Topology.Host broker : topology.with(Topology.Role.KAFKA)) {
-                    kafka().restart(broker);
-                    awaitFullIsr();
-                }
-            };
+            case ROLLING_RESTART -> {
+                return rollingRestart();
+            }
             case KILL_LEADER_JOBMANAGER -> {
                 Topology.Host leader = leadingJobManager();
                 strike = () -> cluster().killJobManager(leader);
@@ -192,21 +205,24 @@ final class LabDrill {
                 int busy = busyTaskManager();
                 int other = busy % topology.with(Topology.Role.TASKMANAGER).size() + 1;
                 Topology.Host host = cluster().taskManagerHost(other);
-                strike = () -> {
-                    lab().partition(host);
-                    Processes.sleep(PARTITION);
-                    lab().heal(host);
-                };
+                strike = () -> partition(host);
                 afterRecovery = () -> awaitTaskManagers(other);
             }
             case PARTITION_LEADER_BROKER -> {
                 Topology.Host host = brokerHost(leaderOfMostPartitions());
-                strike = () -> {
-                    lab().partition(host);
-                    Processes.sleep(PARTITION);
-                    lab().heal(host);
-                };
+                strike = () -> partition(host);
                 afterRecovery = this::awaitFullIsr;
+            }
+            case S3_OUTAGE -> {
+                S3Store store = cluster().s3();
+                if (store == null) {
+                    throw new KfpException("the topology has no s3 host: drop s3-outage from --faults");
+                }
+                strike = () -> {
+                    store.stop();
+                    Processes.sleep(Duration.ofSeconds(30));
+                    store.start();
+                };
             }
             case RESCALE_UP, RESCALE_DOWN -> {
                 int to = fault == Fault.RESCALE_UP ? 3 : 1;
@@ -232,6 +248,34 @@ final class LabDrill {
         say(String.format(Locale.ROOT, "  committed output flows again on every partition %.1f s after the injection", recovery));
         afterRecovery.run();
         return new Recovery(fault, at, recovery);
+    }
+
+    private void partition(Topology.Host host) {
+        partitioned.add(host);
+        try {
+            lab().partition(host);
+            Processes.sleep(PARTITION);
+        } finally {
+            lab().heal(host);
+            partitioned.remove(host);
+        }
+    }
+
+    /** One broker after the other, each stopped gracefully and started again; the longest stall is its recovery. */
+    private Recovery rollingRestart() {
+        double at = seconds();
+        double worst = 0;
+        for (Topology.Host broker : topology.with(Topology.Role.KAFKA)) {
+            long t0 = System.currentTimeMillis();
+            kafka().restart(broker);
+            awaitCondition("committed output on every partition after restarting " + broker.name(), RECOVERY_TIMEOUT,
+                    () -> observer.flowingSince(t0));
+            double stall = (observer.flowingAt(t0) - t0) / 1000.0;
+            say(String.format(Locale.ROOT, "  %s restarted: committed output on every partition %.1f s after its stop began", broker.name(), stall));
+            worst = Math.max(worst, stall);
+            awaitFullIsr();
+        }
+        return new Recovery(Fault.ROLLING_RESTART, at, worst);
     }
 
     /** Before a fault: every replica in sync, every TaskManager registered, output flowing. */
@@ -278,7 +322,7 @@ final class LabDrill {
     private void awaitFullIsr() {
         awaitCondition("every replica of the drill's topics and of the transaction log in sync", Duration.ofMinutes(3), () -> {
             try (Admin admin = admin()) {
-                return admin.describeTopics(List.of(INPUT, OUTPUT, "__transaction_state", "__consumer_offsets"))
+                return admin.describeTopics(List.of(input, output, "__transaction_state", "__consumer_offsets"))
                         .allTopicNames().get(20, TimeUnit.SECONDS).values().stream()
                         .flatMap(d -> d.partitions().stream())
                         .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
@@ -292,7 +336,7 @@ final class LabDrill {
 
     private int leaderOfMostPartitions() throws Exception {
         try (Admin admin = admin()) {
-            TopicDescription d = admin.describeTopics(List.of(OUTPUT)).allTopicNames().get(30, TimeUnit.SECONDS).get(OUTPUT);
+            TopicDescription d = admin.describeTopics(List.of(output)).allTopicNames().get(30, TimeUnit.SECONDS).get(output);
             Map<Integer, Long> led = d.partitions().stream().filter(p -> p.leader() != null)
                     .collect(Collectors.groupingBy(p -> p.leader().id(), TreeMap::new, Collectors.counting()));
             return led.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
@@ -360,14 +404,26 @@ final class LabDrill {
     // --- the relay, the producer, the observer --------------------------------------------------
 
     private void submit(String restoreFrom) {
-        List<String> args = new ArrayList<>(List.of("--job.name", JOB_NAME, "--source.topics", INPUT, "--sink.topic", OUTPUT,
+        List<String> args = new ArrayList<>(List.of("--job.name", JOB_NAME, "--source.topics", input, "--sink.topic", output,
                 "--checkpoint.interval", "1 s", "--job.parallelism", String.valueOf(parallelism),
-                "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(JOB_NAME).toString(),
-                "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(JOB_NAME).toString()));
+                "--checkpoint.dir", cluster().sharedStorage() + "/checkpoints/" + JOB_NAME,
+                "--checkpoint.savepoint-dir", cluster().sharedStorage() + "/savepoints/" + JOB_NAME));
         if (restoreFrom != null) {
             args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
         }
         kfp.submitter().submit(DeployedJob.of("relay"), args);
+    }
+
+    /** A relay an interrupted drill left running would read and write the old topics beside ours. */
+    private void cancelLeftovers() {
+        try (FlinkRest rest = kfp.rest()) {
+            for (JobStatusMessage job : rest.jobs()) {
+                if (job.getJobName().equals(JOB_NAME) && !job.getJobState().isGloballyTerminalState()) {
+                    say("drill: cancelling " + job.getJobId() + ", a " + JOB_NAME + " left by an earlier run");
+                    rest.cancel(job.getJobId());
+                }
+            }
+        }
     }
 
     private JobID relayJob() {
@@ -397,7 +453,7 @@ final class LabDrill {
                 if (wait > 0) {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
-                producer.send(new ProducerRecord<>(INPUT, ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
+                producer.send(new ProducerRecord<>(input, ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
                         ("seq-" + i).getBytes(StandardCharsets.UTF_8)), (m, e) -> {
                             if (e != null) {
                                 sendErrors.incrementAndGet();
@@ -432,7 +488,7 @@ final class LabDrill {
             props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
                 List<TopicPartition> partitions = new ArrayList<>();
-                consumer.partitionsFor(OUTPUT, Duration.ofMinutes(1)).forEach(p -> partitions.add(new TopicPartition(OUTPUT, p.partition())));
+                consumer.partitionsFor(output, Duration.ofMinutes(1)).forEach(p -> partitions.add(new TopicPartition(output, p.partition())));
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
                 while (running.get()) {
@@ -509,7 +565,7 @@ final class LabDrill {
             ongoing = open.stream().filter(t -> t.transactionalId().startsWith(prefix())).count();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (int p = 0; p < Topics.PARTITIONS; p++) {
-                latest.put(new TopicPartition(OUTPUT, p), OffsetSpec.latest());
+                latest.put(new TopicPartition(output, p), OffsetSpec.latest());
             }
             var stable = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS);
             var high = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS);

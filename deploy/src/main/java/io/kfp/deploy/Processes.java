@@ -154,6 +154,11 @@ final class Processes {
 
     /** SIGTERM, then SIGKILL after {@link #STOP_GRACE}; only the recorded PID. */
     void stop(String name) {
+        stop(name, STOP_GRACE);
+    }
+
+    /** SIGTERM, then SIGKILL after {@code grace}; only the recorded PID. */
+    void stop(String name, Duration grace) {
         OptionalLong pid = running(name);
         try {
             if (pid.isEmpty()) {
@@ -167,14 +172,14 @@ final class Processes {
             }
             ProcessHandle process = handle.get();
             process.destroy();
-            long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+            long deadline = System.nanoTime() + grace.toNanos();
             while (process.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
             if (process.isAlive()) {
                 process.destroyForcibly();
                 Files.deleteIfExists(pidFile(name));
-                out.println("killed " + name + " (pid " + pid.getAsLong() + ") after " + STOP_GRACE.toSeconds() + " s");
+                out.println("killed " + name + " (pid " + pid.getAsLong() + ") after " + grace.toSeconds() + " s");
             } else {
                 Files.deleteIfExists(pidFile(name));
                 out.println("stopped " + name + " (pid " + pid.getAsLong() + ")");

@@ -116,4 +116,31 @@ class KfpCommandLineTest {
         }
         return kfp(home.toAbsolutePath(), Map.of(), args);
     }
+
+    @Test
+    void inTheLabOnlyCommandsThatTalkToTheClusterMoveToTheClientHost() {
+        assertThat(Kfp.talksToTheCluster(new String[] {"submit", "relay"})).isTrue();
+        assertThat(Kfp.talksToTheCluster(new String[] {"kafka", "start"})).isTrue();
+        assertThat(Kfp.talksToTheCluster(new String[] {"lab", "drill"})).isTrue();
+        assertThat(Kfp.talksToTheCluster(new String[] {"lab", "up"})).as("namespaces are made from the machine's own").isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"lab", "down"})).isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"help"})).isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"submit", "--help"})).isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {})).isFalse();
+    }
+
+    @Test
+    void labCommandsWithoutATopologySayHowToChooseOne() {
+        Result r = kfp("lab", "up");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("no topology: the lab commands need one, e.g. export KFP_TOPOLOGY=lab");
+    }
+
+    @Test
+    void anUnknownFaultListsTheMatrix() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LabDrill.parse("kill-leader-broker,kill-everything"))
+                .hasMessageStartingWith("unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
+        assertThat(LabDrill.parse("matrix")).isEqualTo(LabDrill.MATRIX);
+        assertThat(LabDrill.random(12, 1)).hasSize(12).isEqualTo(LabDrill.random(12, 1));
+    }
 }
