@@ -59,6 +59,9 @@ import picocli.CommandLine.ParentCommand;
         })
 public final class Kfp implements Callable<Integer> {
 
+    /** Set by kfp when it runs a command again on the lab's client host: there it must not do so once more. */
+    static final String ON_CLIENT_HOST = "KFP_ON_CLIENT_HOST";
+
     private final Map<String, String> environment;
     private final Path home;
     private final Path callerDir;
@@ -89,6 +92,10 @@ public final class Kfp implements Callable<Integer> {
             KfpSettings settings = KfpSettings.from(System.getenv(), homeDir, callerDir);
             if (settings.topology() != null && settings.topology().launcher() == Topology.Launcher.NETNS
                     && !Lab.inside() && talksToTheCluster(args)) {
+                if (System.getenv(ON_CLIENT_HOST) != null) {
+                    throw new KfpException("run on the client host, kfp still finds itself outside the lab's namespaces"
+                            + " (is /run/netns readable?); stopping instead of trying again.", KfpException.FAILED);
+                }
                 System.exit(onTheClientHost(settings, args));
             }
         } catch (KfpException e) {
@@ -131,7 +138,9 @@ public final class Kfp implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Kfp.class.getName()));
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).inheritIO().start();
+            ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+            builder.environment().put(ON_CLIENT_HOST, topology.client().name());
+            Process process = builder.start();
             return process.waitFor();
         } catch (IOException e) {
             throw new KfpException("cannot run kfp on the client host " + topology.client().name() + ": " + e.getMessage(),

@@ -49,7 +49,8 @@ record KfpSettings(
                     "KFP_RPC_PORT",
                     "KFP_PROM_PORTS",
                     "KFP_TASKMANAGERS",
-                    "KFP_TOPOLOGY");
+                    "KFP_TOPOLOGY",
+                    Kfp.ON_CLIENT_HOST);
 
     static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
         // An empty variable means unset, as ${X:-default} does in a shell.
