@@ -362,27 +362,8 @@ class DeployEndToEndTest {
         return output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
     }
 
-    /**
-     * Runs a command with only this test's settings in its environment (a developer's FLINK_HOME,
-     * KAFKA_BOOTSTRAP or KFP_* must not leak in), output to a file so a hung process is noticed,
-     * and destroyed if it does not end in time.
-     */
     private static String run(List<String> command, Duration timeout) throws Exception {
-        Files.createDirectories(RUN);
-        Path output = Files.createTempFile(RUN, "cmd-", ".out");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("KFP_") || k.equals("FLINK_HOME") || k.equals("KAFKA_BOOTSTRAP"));
-        builder.environment().putAll(ENV);
-        Process process = builder.start();
-        boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (!ended) {
-            process.destroyForcibly().waitFor();
-        }
-        String text = Files.readString(output, StandardCharsets.UTF_8);
-        Files.delete(output);
-        assertThat(ended).as(String.join(" ", command) + " did not end within " + timeout + "\n" + text).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command) + "\n" + text).isZero();
-        return text;
+        return Commands.succeed(command, ENV, RUN, timeout);
     }
 
     private static String get(String url) throws Exception {

@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +44,7 @@ class LabFaultMatrixTest {
     @AfterAll
     static void tearDownTheLab() throws Exception {
         if (!ENV.isEmpty()) {
-            Result down = kfp(Duration.ofMinutes(5), "lab", "down");
+            Commands.Result down = kfp(Duration.ofMinutes(5), "lab", "down");
             System.out.println(down.output());
             assertThat(namespaces()).as("namespaces left behind").noneMatch(n -> n.startsWith("kfp-labt-"));
         }
@@ -53,7 +52,7 @@ class LabFaultMatrixTest {
 
     @Test
     void theRelayIsExactlyOnceThroughEveryFaultOfTheMatrix() throws Exception {
-        Result drill = kfp(Duration.ofMinutes(30), "lab", "drill", "--faults", "matrix", "--records", "300000", "--rate", "2000");
+        Commands.Result drill = kfp(Duration.ofMinutes(30), "lab", "drill", "--faults", "matrix", "--records", "300000", "--rate", "2000");
         System.out.println(drill.output());
         String line = drill.output().lines().filter(l -> l.startsWith("drill-result ")).findFirst()
                 .orElseThrow(() -> new AssertionError("the drill ended without a result (exit " + drill.exit() + "):\n" + drill.output()));
@@ -77,30 +76,15 @@ class LabFaultMatrixTest {
         assertThat(drill.exit()).as("the drill's exit code").isZero();
     }
 
-    record Result(int exit, String output) {}
-
-    /** Runs deploy/bin/kfp with this test's settings only; output to a file, so a hung process is noticed. */
-    static Result kfp(Duration timeout, String... args) throws Exception {
-        Files.createDirectories(RUN.getParent());
-        Path output = Files.createTempFile(RUN.getParent(), "lab-cmd-", ".out");
+    /** Runs deploy/bin/kfp with this test's settings only; every command but the drill must exit 0. */
+    static Commands.Result kfp(Duration timeout, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
         command.addAll(Arrays.asList(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("KFP_") || k.equals("FLINK_HOME") || k.equals("KAFKA_BOOTSTRAP"));
-        builder.environment().putAll(ENV);
-        Process process = builder.start();
-        boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (!ended) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly().waitFor();
-        }
-        String text = Files.readString(output, StandardCharsets.UTF_8);
-        Files.delete(output);
-        assertThat(ended).as(String.join(" ", args) + " did not end within " + timeout + "\n" + text).isTrue();
+        Commands.Result result = Commands.run(command, ENV, RUN.getParent(), timeout);
         if (!args[0].equals("lab") || !args[1].equals("drill")) {
-            assertThat(process.exitValue()).as(String.join(" ", args) + "\n" + text).isZero();
+            assertThat(result.exit()).as(String.join(" ", args) + "\n" + result.output()).isZero();
         }
-        return new Result(process.exitValue(), text);
+        return result;
     }
 
     private static List<String> namespaces() throws Exception {
