@@ -105,11 +105,6 @@ final class FlinkRest implements AutoCloseable {
         }
     }
 
-    /** Flink's own client, for what kfp does not wrap (the tests' queries). */
-    RestClusterClient<StandaloneClusterId> client() {
-        return client;
-    }
-
     private <T> T call(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);

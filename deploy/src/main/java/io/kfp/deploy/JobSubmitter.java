@@ -136,7 +136,7 @@ final class JobSubmitter {
     }
 
     private int runCli(List<String> command, Path output) throws IOException {
-        Path plugins = settings.dist().resolve("flink").resolve("plugins");
+        Path plugins = cluster.pluginsDir();
         Files.createDirectories(plugins);
         ProcessBuilder builder = new ProcessBuilder(command)
                 // Relative paths in job configs (checkpoint.dir) are relative to the repository.

@@ -102,11 +102,8 @@ final class KafkaBroker {
 
     void status() {
         for (Topology.Host host : hosts()) {
-            OptionalLong pid = processes(host).running(NAME);
-            String address = KfpSettings.address(host) + ":" + settings.kafkaPort();
-            out.println(pid.isPresent()
-                    ? "kafka" + on(host) + ": running (pid " + pid.getAsLong() + "), " + (host == null ? settings.bootstrap() : address)
-                    : "kafka" + on(host) + ": stopped");
+            String address = host == null ? settings.bootstrap() : host.address() + ":" + settings.kafkaPort();
+            out.println(processes(host).describe(NAME, "kafka" + on(host), address));
         }
     }
 

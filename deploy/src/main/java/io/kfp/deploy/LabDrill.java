@@ -30,7 +30,6 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -640,10 +639,7 @@ final class LabDrill {
     // --- helpers ----------------------------------------------------------------------------------
 
     private Admin admin() {
-        Properties props = new Properties();
-        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        return Admin.create(props);
+        return Topics.admin(settings.bootstrap());
     }
 
     private KafkaBroker kafka() {

@@ -46,10 +46,6 @@ final class Processes {
         this.err = err;
     }
 
-    Path run() {
-        return run;
-    }
-
     Path pidFile(String name) {
         return run.resolve("pid").resolve(name + ".pid");
     }
@@ -128,6 +124,21 @@ final class Processes {
         } catch (IOException e) {
             throw new KfpException("could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
         }
+    }
+
+    /**
+     * Starts a server (unless it runs already) and waits until it answers on {@code address:port}:
+     * what kfp does for every broker, store and coordinator it runs.
+     */
+    void startAndAwait(String name, String what, Path output, List<String> command, Path workDir, String address, int port) {
+        start(name, output, command, workDir);
+        awaitPort(address, port, what, name, output, Duration.ofSeconds(60));
+    }
+
+    /** {@code LABEL: running (pid N), DETAIL} or {@code LABEL: stopped}: one line of kfp status. */
+    String describe(String name, String label, String detail) {
+        OptionalLong pid = running(name);
+        return pid.isPresent() ? label + ": running (pid " + pid.getAsLong() + "), " + detail : label + ": stopped";
     }
 
     /** SIGKILL at once, as a crash would: the fault tests' kill -9. Returns whether it was running. */

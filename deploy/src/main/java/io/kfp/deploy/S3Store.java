@@ -7,10 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Properties;
 
 /**
@@ -51,10 +49,6 @@ final class S3Store {
         return "s3://" + BUCKET;
     }
 
-    Topology.Host host() {
-        return host;
-    }
-
     /** A template with the store's placeholders filled in. */
     String fill(String template) {
         Credentials c = credentials();
@@ -65,12 +59,6 @@ final class S3Store {
     }
 
     void start() {
-        Processes processes = settings.processes(host, out, err);
-        OptionalLong running = processes.running(NAME);
-        if (running.isPresent()) {
-            out.println("s3proxy on " + host.name() + " already running (pid " + running.getAsLong() + ")");
-            return;
-        }
         Path dir = settings.hostRun(host).resolve("s3proxy");
         Path log = settings.hostRun(host).resolve("log");
         Path properties = dir.resolve("s3proxy.properties");
@@ -86,8 +74,8 @@ final class S3Store {
         }
         List<String> command = List.of(settings.javaBin(), "-Xmx256m", "-jar",
                 settings.dist().resolve("s3proxy").resolve("s3proxy.jar").toString(), "--properties", properties.toString());
-        processes.start(NAME, log.resolve("s3proxy.out"), command, settings.hostRun(host));
-        processes.awaitPort(host.address(), PORT, "S3Proxy on " + host.name(), NAME, log.resolve("s3proxy.out"), Duration.ofSeconds(60));
+        settings.processes(host, out, err).startAndAwait(NAME, "S3Proxy on " + host.name(), log.resolve("s3proxy.out"),
+                command, settings.hostRun(host), host.address(), PORT);
     }
 
     void stop() {
@@ -95,11 +83,8 @@ final class S3Store {
     }
 
     void status() {
-        OptionalLong pid = settings.processes(host, out, err).running(NAME);
-        out.println(pid.isPresent()
-                ? "s3proxy on " + host.name() + ": running (pid " + pid.getAsLong() + "), http://" + host.address() + ":" + PORT
-                        + " bucket " + BUCKET
-                : "s3proxy on " + host.name() + ": stopped");
+        out.println(settings.processes(host, out, err).describe(NAME, "s3proxy on " + host.name(),
+                "http://" + host.address() + ":" + PORT + " bucket " + BUCKET));
     }
 
     /** Made once per run directory with a random secret; never printed. */

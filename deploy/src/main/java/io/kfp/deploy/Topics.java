@@ -27,11 +27,16 @@ final class Topics {
     }
 
     /** Creates each missing topic, then waits until every partition has a leader. */
-    void create(Set<String> topics, int partitions, short replicationFactor) {
+    /** The Admin client kfp uses for everything it asks Kafka: calls give up after 30 s. */
+    static Admin admin(String bootstrap) {
         Properties props = new Properties();
         props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        try (Admin admin = Admin.create(props)) {
+        return Admin.create(props);
+    }
+
+    void create(Set<String> topics, int partitions, short replicationFactor) {
+        try (Admin admin = admin(bootstrap)) {
             for (String topic : new LinkedHashSet<>(topics)) {
                 try {
                     NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor);

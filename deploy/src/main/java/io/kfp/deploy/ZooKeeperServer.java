@@ -5,10 +5,8 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
@@ -38,12 +36,6 @@ final class ZooKeeperServer {
     }
 
     void start() {
-        Processes processes = settings.processes(host, out, err);
-        OptionalLong running = processes.running(NAME);
-        if (running.isPresent()) {
-            out.println("zookeeper on " + host.name() + " already running (pid " + running.getAsLong() + ")");
-            return;
-        }
         Path dir = settings.hostRun(host).resolve("zookeeper");
         Path log = settings.hostRun(host).resolve("log");
         try {
@@ -61,9 +53,8 @@ final class ZooKeeperServer {
                 "-Dzookeeper.jmx.log4j.disable=true",
                 "-cp", classpath(),
                 "org.apache.zookeeper.server.ZooKeeperServerMain", dir.resolve("zoo.cfg").toString()));
-        processes.start(NAME, log.resolve("zookeeper.out"), command, settings.hostRun(host));
-        processes.awaitPort(host.address(), PORT, "ZooKeeper on " + host.name(), NAME, log.resolve("zookeeper.out"),
-                Duration.ofSeconds(60));
+        settings.processes(host, out, err).startAndAwait(NAME, "ZooKeeper on " + host.name(), log.resolve("zookeeper.out"),
+                command, settings.hostRun(host), host.address(), PORT);
     }
 
     void stop() {
@@ -71,10 +62,7 @@ final class ZooKeeperServer {
     }
 
     void status() {
-        OptionalLong pid = settings.processes(host, out, err).running(NAME);
-        out.println(pid.isPresent()
-                ? "zookeeper on " + host.name() + ": running (pid " + pid.getAsLong() + "), " + connectString()
-                : "zookeeper on " + host.name() + ": stopped");
+        out.println(settings.processes(host, out, err).describe(NAME, "zookeeper on " + host.name(), connectString()));
     }
 
     /** ZooKeeper's own jars, and the logging, commons-io and snappy jars it shares with Flink's lib/. */

@@ -31,7 +31,7 @@ class LabFaultMatrixTest {
 
     @BeforeAll
     static void bringUpTheLab() throws Exception {
-        assumeTrue(isRoot(), "the lab needs root (ip netns); run as root, as CI does");
+        assumeTrue(Lab.isRoot(), "the lab needs root (ip netns); run as root, as CI does");
         ENV.put("KFP_TOPOLOGY", Path.of("src", "test", "resources", "labt.yaml").toAbsolutePath().toString());
         ENV.put("KFP_RUN_DIR", RUN.toString());
         kfp(Duration.ofMinutes(3), "lab", "down"); // what an aborted run may have left
@@ -92,14 +92,5 @@ class LabFaultMatrixTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return out.lines().map(l -> l.split("\\s+")[0]).toList();
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Files.readString(Path.of("/proc/self/status")).lines().filter(l -> l.startsWith("Uid:"))
-                    .anyMatch(l -> l.split("\\s+")[1].equals("0"));
-        } catch (Exception e) {
-            return false;
-        }
     }
 }
