@@ -576,20 +576,29 @@ public final class Kfp implements Callable<Integer> {
                                 + " rolling-restart, kill-leader-jobmanager, kill-taskmanager, partition-taskmanager,"
                                 + " partition-leader-broker, s3-outage, rescale-up, rescale-down") String faults,
                 @Option(names = "--records", defaultValue = "300000", description = "produce at least this many (default ${DEFAULT-VALUE})") long records,
-                @Option(names = "--rate", defaultValue = "2000", description = "records per second (default ${DEFAULT-VALUE})") int rate)
+                @Option(names = "--rate", defaultValue = "2000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
+                @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS) List<String> relayOptions)
                 throws Exception {
-            return new LabDrill(kfp).run(LabDrill.parse(faults), records, rate).clean() ? 0 : KfpException.FAILED;
+            return new LabDrill(kfp, orEmpty(relayOptions)).run(LabDrill.parse(faults), records, rate).clean() ? 0 : KfpException.FAILED;
         }
 
         @Command(name = "soak", description = "The drill with faults drawn at random from the matrix, at least --records records.")
         int soak(@Option(names = "--faults", defaultValue = "12", description = "how many faults (default ${DEFAULT-VALUE})") int count,
                 @Option(names = "--records", defaultValue = "1000000", description = "at least this many (default ${DEFAULT-VALUE})") long records,
                 @Option(names = "--rate", defaultValue = "3000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
-                @Option(names = "--seed", defaultValue = "1", description = "of the random draw (default ${DEFAULT-VALUE})") long seed)
+                @Option(names = "--seed", defaultValue = "1", description = "of the random draw (default ${DEFAULT-VALUE})") long seed,
+                @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS) List<String> relayOptions)
                 throws Exception {
             List<LabDrill.Fault> faults = LabDrill.random(count, seed);
             kfp.out.println("soak: " + faults.stream().map(LabDrill.Fault::label).toList());
-            return new LabDrill(kfp).run(faults, records, rate).clean() ? 0 : KfpException.FAILED;
+            return new LabDrill(kfp, orEmpty(relayOptions)).run(faults, records, rate).clean() ? 0 : KfpException.FAILED;
+        }
+
+        private static final String RELAY_OPTIONS = "after --: relay options to try under the faults, after the drill's own"
+                + " (e.g. -- --kafka.properties.request.timeout.ms 10000)";
+
+        private static List<String> orEmpty(List<String> options) {
+            return options == null ? List.of() : options;
         }
 
         @Command(name = "kill", description = "kill -9 a process on HOST: kafka, zookeeper, jobmanager or taskmanager-N.")

@@ -66,16 +66,23 @@ final class LabDrill {
         ROLLING_RESTART("graceful restart of every broker, one at a time"),
         KILL_LEADER_JOBMANAGER("kill -9 of the leading JobManager (the standby takes over)"),
         KILL_TASKMANAGER("kill -9 of a TaskManager running the relay"),
-        PARTITION_TASKMANAGER("20 s network partition of another TaskManager's host"),
-        PARTITION_LEADER_BROKER("20 s network partition of the host of the broker leading most partitions"),
-        S3_OUTAGE("the S3 store stopped for 30 s, then started again"),
+        PARTITION_TASKMANAGER("20 s network partition of the host of a TaskManager running the relay", true),
+        PARTITION_LEADER_BROKER("20 s network partition of the host of the broker leading most partitions", true),
+        S3_OUTAGE("the S3 store stopped for 30 s, then started again", true),
         RESCALE_UP("stop with a savepoint, resume at parallelism 3"),
         RESCALE_DOWN("stop with a savepoint, resume at parallelism 1");
 
         final String description;
+        /** Whether the fault lasts (the drill waits it out before healing it), so output may flow again during it. */
+        final boolean outage;
 
         Fault(String description) {
+            this(description, false);
+        }
+
+        Fault(String description, boolean outage) {
             this.description = description;
+            this.outage = outage;
         }
 
         String label() {
@@ -115,9 +122,12 @@ final class LabDrill {
     private final AtomicLong sendErrors = new AtomicLong();
     private int parallelism = 2;
     private final Set<Topology.Host> partitioned = ConcurrentHashMap.newKeySet();
+    /** Relay options after the drill's own, e.g. a setting to try under the faults. */
+    private final List<String> relayOptions;
 
-    LabDrill(Kfp kfp) {
+    LabDrill(Kfp kfp, List<String> relayOptions) {
         this.kfp = kfp;
+        this.relayOptions = List.copyOf(relayOptions);
         this.settings = kfp.settings();
         this.topology = settings.topology();
         this.out = kfp.out();
@@ -126,7 +136,8 @@ final class LabDrill {
     /** Runs {@code faults} while at least {@code records} are produced at {@code rate} per second. */
     Verdict run(List<Fault> faults, long records, int rate) throws Exception {
         kfp.requireLabNetwork();
-        say("drill: " + faults.size() + " faults, at least " + records + " records at " + rate + "/s, relay " + JOB_NAME);
+        say("drill: " + faults.size() + " faults, at least " + records + " records at " + rate + "/s, relay " + JOB_NAME
+                + (relayOptions.isEmpty() ? "" : " " + String.join(" ", relayOptions)));
         cancelLeftovers();
         for (Topology.Host host : topology.hosts()) {
             lab().heal(host); // a partition an interrupted run left behind
@@ -201,11 +212,11 @@ final class LabDrill {
                 afterRecovery = () -> restartTaskManager(tm);
             }
             case PARTITION_TASKMANAGER -> {
+                // The one running the relay now: after a kill that is another host than the one killed.
                 int busy = busyTaskManager();
-                int other = busy % topology.with(Topology.Role.TASKMANAGER).size() + 1;
-                Topology.Host host = cluster().taskManagerHost(other);
+                Topology.Host host = cluster().taskManagerHost(busy);
                 strike = () -> partition(host);
-                afterRecovery = () -> awaitTaskManagers(other);
+                afterRecovery = () -> awaitTaskManagers(busy);
             }
             case PARTITION_LEADER_BROKER -> {
                 Topology.Host host = brokerHost(leaderOfMostPartitions());
@@ -240,6 +251,12 @@ final class LabDrill {
         }
         long t0 = System.currentTimeMillis();
         double at = seconds();
+        if (fault.outage) {
+            // A partition or an outage blocks strike.run() for its whole length: output that flows
+            // again meanwhile counts from when it did. A rescale's stopping relay commits records
+            // produced after t0 itself, so there only the resumed relay's output counts.
+            observer.flowingSince(t0);
+        }
         strike.run();
         awaitCondition("committed output on every partition after " + fault.label(), RECOVERY_TIMEOUT,
                 () -> observer.flowingSince(t0));
@@ -266,6 +283,7 @@ final class LabDrill {
         double worst = 0;
         for (Topology.Host broker : topology.with(Topology.Role.KAFKA)) {
             long t0 = System.currentTimeMillis();
+            observer.flowingSince(t0);
             kafka().restart(broker);
             awaitCondition("committed output on every partition after restarting " + broker.name(), RECOVERY_TIMEOUT,
                     () -> observer.flowingSince(t0));
@@ -405,11 +423,15 @@ final class LabDrill {
     private void submit(String restoreFrom) {
         List<String> args = new ArrayList<>(List.of("--job.name", JOB_NAME, "--source.topics", input, "--sink.topic", output,
                 "--checkpoint.interval", "1 s", "--job.parallelism", String.valueOf(parallelism),
+                // The drill's faults come a minute apart, a cluster's are days apart: each one's restart
+                // is measured as the first of its incident, not as the next of a crash loop.
+                "--restart.reset-after", "30 s",
                 "--checkpoint.dir", cluster().sharedStorage() + "/checkpoints/" + JOB_NAME,
                 "--checkpoint.savepoint-dir", cluster().sharedStorage() + "/savepoints/" + JOB_NAME));
         if (restoreFrom != null) {
             args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
         }
+        args.addAll(relayOptions);
         kfp.submitter().submit(DeployedJob.of("relay"), args);
     }
 
