@@ -2,7 +2,6 @@ package io.kfp.common.checkpoint;
 
 import io.kfp.common.config.JobOptions;
 import java.net.URISyntaxException;
-import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -21,9 +20,6 @@ import org.apache.flink.core.execution.CheckpointingMode;
  * configuration passed to the environment is the one way to set these per job.
  */
 public final class FaultTolerance {
-
-    /** Attempts reset after this long without a failure (exponential-delay). */
-    static final Duration RESET_AFTER_STABLE = Duration.ofHours(1);
 
     private FaultTolerance() {}
 
@@ -82,7 +78,7 @@ public final class FaultTolerance {
                         config.get(RestartOptions.ATTEMPTS));
                 flink.set(
                         RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
-                        RESET_AFTER_STABLE);
+                        config.get(RestartOptions.RESET_AFTER));
             }
             case FIXED_DELAY -> {
                 flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");

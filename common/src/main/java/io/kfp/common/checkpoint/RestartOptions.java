@@ -22,8 +22,9 @@ public final class RestartOptions implements OptionGroup {
     /** Restart strategies we support. */
     public enum Strategy {
         /**
-         * Delays growing from restart.initial-delay to restart.max-delay; the attempt count resets
-         * after an hour without failure, so rare transient failures never add up to a FAILED job.
+         * Delays growing from restart.initial-delay to restart.max-delay; the delay and the attempt
+         * count start again after restart.reset-after without failure, so rare transient failures
+         * never add up to a FAILED job.
          */
         EXPONENTIAL_DELAY("exponential-delay"),
         /** The same delay each time; restart.attempts counts every failure in the job's life. */
@@ -49,8 +50,9 @@ public final class RestartOptions implements OptionGroup {
                     .defaultValue(Strategy.EXPONENTIAL_DELAY)
                     .withDescription(
                             "exponential-delay: delays double from restart.initial-delay up to"
-                                    + " restart.max-delay, the count resets after an hour without"
-                                    + " failure; fixed-delay: restart.initial-delay between"
+                                    + " restart.max-delay, delay and count start again after"
+                                    + " restart.reset-after without failure; fixed-delay:"
+                                    + " restart.initial-delay between"
                                     + " restarts, failures count over the job's life; none.");
 
     public static final ConfigOption<Integer> ATTEMPTS =
@@ -74,6 +76,16 @@ public final class RestartOptions implements OptionGroup {
                     .defaultValue(Duration.ofMinutes(1))
                     .withDescription("Longest delay between restarts (exponential-delay).");
 
+    public static final ConfigOption<Duration> RESET_AFTER =
+            key("restart.reset-after")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(10))
+                    .withDescription(
+                            "exponential-delay: after this long without a failure the next one is a"
+                                    + " new incident - its restart waits restart.initial-delay and"
+                                    + " the attempt count starts again. A job that keeps failing"
+                                    + " sooner runs out of restart.attempts and is FAILED.");
+
     /** Above this a "bounded" strategy is unbounded in practice. */
     static final int MAX_ATTEMPTS = 10_000;
 
@@ -86,7 +98,7 @@ public final class RestartOptions implements OptionGroup {
 
     @Override
     public List<ConfigOption<?>> options() {
-        return List.of(STRATEGY, ATTEMPTS, INITIAL_DELAY, MAX_DELAY);
+        return List.of(STRATEGY, ATTEMPTS, INITIAL_DELAY, MAX_DELAY, RESET_AFTER);
     }
 
     @Override
@@ -104,6 +116,12 @@ public final class RestartOptions implements OptionGroup {
         }
         if (config.get(INITIAL_DELAY).isNegative()) {
             problems.add(INITIAL_DELAY.key(), "must not be negative.", "use e.g. 1 s.");
+        }
+        if (strategy == Strategy.EXPONENTIAL_DELAY && (config.get(RESET_AFTER).isNegative() || config.get(RESET_AFTER).isZero())) {
+            problems.add(
+                    RESET_AFTER.key(),
+                    "must be positive.",
+                    "use e.g. 10 min: the time a job must run without failing before a failure counts as a new one.");
         }
         if (strategy == Strategy.EXPONENTIAL_DELAY
                 && config.get(MAX_DELAY).compareTo(config.get(INITIAL_DELAY)) < 0) {

@@ -38,10 +38,16 @@ class FaultToleranceTest {
                 .containsEntry("restart-strategy.exponential-delay.initial-backoff", "1 s")
                 .containsEntry("restart-strategy.exponential-delay.max-backoff", "1 min")
                 .containsEntry("restart-strategy.exponential-delay.backoff-multiplier", "2.0")
-                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "1 h")
+                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "10 min")
                 .containsEntry("pipeline.name", "relay-job");
         assertThat(f.get("execution.checkpointing.dir"))
                 .isEqualTo(Path.of("kfp-state/checkpoints").toAbsolutePath().toUri().toString());
+    }
+
+    @Test
+    void aFailureAfterTheResetTimeIsANewIncident() {
+        assertThat(flink("--restart.reset-after", "30 s"))
+                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "30 s");
     }
 
     @Test

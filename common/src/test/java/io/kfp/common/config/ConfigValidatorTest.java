@@ -159,6 +159,8 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--restart.attempts", "0").fix()).contains("restart.strategy=none");
         assertThat(onlyProblem("--restart.attempts", "2147483647").problem()).contains("always bounded");
         assertThat(onlyProblem("--restart.max-delay", "100 ms").problem()).contains("restart.initial-delay");
+        assertThat(onlyProblem("--restart.reset-after", "0 s").key()).isEqualTo("restart.reset-after");
+        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.reset-after", "0 s")).isNotNull();
     }
 
     @Test
