@@ -44,8 +44,15 @@ record DeployedJob(String name) {
 
     /** The job's settings from {@code file} and the environment, as its main would load them (not yet validated). */
     Configuration settings(Path file, Map<String, String> environment) {
+        return settings(file, environment, List.of());
+    }
+
+    /** As {@link #settings(Path, Map)}, with the command line's {@code --key value} options on top. */
+    Configuration settings(Path file, Map<String, String> environment, List<String> options) {
+        List<String> args = new ArrayList<>(List.of("--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()));
+        args.addAll(options);
         ConfigLoader.Loaded loaded = ConfigLoader.load(
-                new String[] {"--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()},
+                args.toArray(String[]::new),
                 environment,
                 Map.of(JobOptions.NAME.key(), module()),
                 List.of(JobOptions.GROUP, KafkaClientOptions.GROUP, SourceOptions.GROUP, SinkOptions.GROUP));
@@ -58,7 +65,12 @@ record DeployedJob(String name) {
 
     /** The Flink job name it runs under (job.name). */
     String jobName(Path file, Map<String, String> environment) {
-        return settings(file, environment).get(JobOptions.NAME);
+        return jobName(file, environment, List.of());
+    }
+
+    /** The job name with the command line's options applied, as the job will run. */
+    String jobName(Path file, Map<String, String> environment, List<String> options) {
+        return settings(file, environment, options).get(JobOptions.NAME);
     }
 
     /** The topics it reads and writes. */

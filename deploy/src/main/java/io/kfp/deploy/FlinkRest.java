@@ -86,10 +86,41 @@ final class FlinkRest implements AutoCloseable {
         return ids.get(0);
     }
 
+    /**
+     * Refuses a second copy of a running job: both would read every input partition, write every
+     * record twice and fence each other's transactions (same name, same transactional id prefix).
+     */
+    static void refuseSecondCopy(List<JobStatusMessage> jobs, String name, String job) {
+        List<JobStatusMessage> running = jobs.stream()
+                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
+                .toList();
+        if (!running.isEmpty()) {
+            JobStatusMessage first = running.get(0);
+            throw new KfpException(name + " is already running on the cluster (job " + first.getJobId() + ", "
+                    + first.getJobState() + "). A second copy would read every record again, write it twice and fence"
+                    + " the first one's transactions. Stop it first (kfp stop " + job + ", then kfp resume " + job
+                    + " --from the savepoint), or give this one its own --job.name.");
+        }
+    }
+
     /** Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns its path. */
     String stopWithSavepoint(JobID job, String directory) {
-        return call(client.stopWithSavepoint(job, false, directory, SavepointFormatType.CANONICAL), SAVEPOINT_TIMEOUT,
+        String savepoint = call(client.stopWithSavepoint(job, false, directory, SavepointFormatType.CANONICAL), SAVEPOINT_TIMEOUT,
                 "stop job " + job + " with a savepoint");
+        awaitEnded(job);
+        return savepoint;
+    }
+
+    /** The savepoint is written before the job has ended: wait for that, so a resume right after finds it gone. */
+    private void awaitEnded(JobID job) {
+        long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
+        while (!call(client.getJobStatus(job), CALL_TIMEOUT, "ask for the state of job " + job).isGloballyTerminalState()) {
+            if (System.nanoTime() > deadline) {
+                throw new KfpException("job " + job + " has not ended " + CALL_TIMEOUT.toSeconds()
+                        + " s after its savepoint; see the JobManager's log (kfp logs jobmanager).", KfpException.FAILED);
+            }
+            Processes.sleep(Duration.ofMillis(200));
+        }
     }
 
     void cancel(JobID job) {

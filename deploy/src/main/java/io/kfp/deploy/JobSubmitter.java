@@ -85,7 +85,10 @@ final class JobSubmitter {
             throw new KfpException(jar + " is missing: run 'kfp build' first.");
         }
         Submission submission = plan(job, userArgs);
-        cluster.writeConf();
+        String name = job.jobName(submission.config(), environment, submission.args());
+        try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
+            FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
+        }
         Path tmp = settings.run().resolve("tmp");
         try {
             Files.createDirectories(tmp);

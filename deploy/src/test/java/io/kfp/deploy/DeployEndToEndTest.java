@@ -99,6 +99,10 @@ class DeployEndToEndTest {
         List<String> overrides = List.of("--checkpoint.interval", "1 s");
         try (ServerSocket lineServer = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             submit("relay", overrides);
+            // The same job twice would copy every record twice: refused, naming the running one.
+            Commands.Result twice = Commands.run(List.of("bash", KFP.toString(), "submit", "relay"), ENV, RUN, Duration.ofMinutes(2));
+            assertThat(twice.exit()).as(twice.output()).isEqualTo(2);
+            assertThat(twice.output()).contains("relay-job is already running on the cluster (job ", "kfp stop relay");
             submit("sink", overrides);
             submit("ingest", overrides, "--ingest.endpoints", "127.0.0.1:" + lineServer.getLocalPort());
 

@@ -35,6 +35,20 @@ class FlinkRestTest {
     }
 
     @Test
+    void aSecondCopyOfARunningJobIsRefusedNamingTheRunningOne() {
+        assertThatThrownBy(() -> FlinkRest.refuseSecondCopy(List.of(
+                        new JobStatusMessage(OLD, "relay-job", JobStatus.CANCELED, 1),
+                        new JobStatusMessage(NOW, "relay-job", JobStatus.RESTARTING, 2)), "relay-job", "relay"))
+                .isInstanceOf(KfpException.class)
+                .hasMessageStartingWith("relay-job is already running on the cluster (job " + NOW + ", RESTARTING).")
+                .hasMessageContaining("kfp stop relay", "--job.name");
+        // Ended jobs of that name and running jobs of other names are no reason to refuse.
+        FlinkRest.refuseSecondCopy(List.of(
+                new JobStatusMessage(OLD, "relay-job", JobStatus.FINISHED, 1),
+                new JobStatusMessage(NOW, "sink-job", JobStatus.RUNNING, 2)), "relay-job", "relay");
+    }
+
+    @Test
     void aClusterThatIsDownIsReportedInSecondsWithWhatToCheck() throws Exception {
         org.apache.flink.configuration.Configuration config = new org.apache.flink.configuration.Configuration();
         config.set(org.apache.flink.configuration.RestOptions.ADDRESS, "127.0.0.1");
