@@ -2,6 +2,7 @@ package io.kfp.sink;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -112,6 +113,16 @@ public final class ConsoleSink implements Sink<String> {
             synchronized (PRINT_LOCK) {
                 out.write(chunk);
                 out.flush();
+                // System.out is a PrintStream: it swallows IOExceptions and only remembers them.
+                // Going on would advance offsets past lines nobody ever saw.
+                if (out instanceof PrintStream print && print.checkError()) {
+                    throw new IOException(
+                            "writing to the standard output failed (disk full, or the reader of the"
+                                    + " pipe went away?): the lines since the last checkpoint were"
+                                    + " not all printed. The job fails instead of skipping them;"
+                                    + " once the output works again it prints from its last"
+                                    + " checkpoint on.");
+                }
             }
         }
 

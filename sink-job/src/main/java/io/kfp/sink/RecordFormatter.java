@@ -81,7 +81,9 @@ public final class RecordFormatter implements Serializable {
                 if (i > 0) {
                     line.append(',');
                 }
-                line.append(all[i].key()).append(':');
+                // A header key is free text too: a line break in it must not split the record.
+                EscapedText.append(all[i].key().getBytes(StandardCharsets.UTF_8), line);
+                line.append(':');
                 appendBytes(all[i].value(), line);
             }
             line.append(separator);

@@ -1,8 +1,12 @@
 package io.kfp.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,5 +145,36 @@ class ConsoleWriterTest {
             int n = Integer.parseInt(printed[i].replaceAll("writer-\\d-line-(\\d+)-y*", "$1"));
             assertThat(printed[i]).endsWith("-" + "y".repeat(n % 50));
         }
+    }
+
+    /** Like a full disk or a closed pipe under System.out: every write fails. */
+    static OutputStream failing() {
+        return new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                throw new IOException("No space left on device");
+            }
+        };
+    }
+
+    @Test
+    void aStandardOutputThatFailsFailsTheWriterInsteadOfLosingLines() throws Exception {
+        SimpleCounter lines = new SimpleCounter();
+        ConsoleSink.Writer writer =
+                new ConsoleSink.Writer(new PrintStream(failing(), false, StandardCharsets.UTF_8), new ManualTime(), 200, lines);
+        writer.write("one", null);
+
+        assertThatThrownBy(() -> writer.flush(false))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("writing to the standard output failed")
+                .hasMessageContaining("prints from its last checkpoint");
+    }
+
+    @Test
+    void anOutputStreamThatFailsFailsTheWriterWithItsOwnError() throws Exception {
+        ConsoleSink.Writer writer = new ConsoleSink.Writer(failing(), new ManualTime(), 200, new SimpleCounter());
+        writer.write("one", null);
+
+        assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class).hasMessage("No space left on device");
     }
 }

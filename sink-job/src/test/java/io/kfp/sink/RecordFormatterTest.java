@@ -44,6 +44,14 @@ class RecordFormatterTest {
     }
 
     @Test
+    void headerKeysAreEscapedLikeValues() {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(new RecordHeader("two\nlines\tand \\", utf8("v")));
+        RecordFormatter f = new RecordFormatter(false, false, false, true, false, "\t", "null");
+        assertThat(f.format(record(null, utf8("x"), headers))).isEqualTo("two\\nlines\\tand \\\\:v\tx");
+    }
+
+    @Test
     void noHeadersIsSaidExplicitly() {
         RecordFormatter f = new RecordFormatter(false, false, false, true, true, "\t", "null");
         assertThat(f.format(record("k", utf8("v"), new RecordHeaders()))).isEqualTo("NO_HEADERS\tk\tv");

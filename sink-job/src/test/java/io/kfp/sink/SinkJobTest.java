@@ -1,12 +1,15 @@
 package io.kfp.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.ListSource;
 import io.kfp.common.testing.MiniClusters;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +62,18 @@ class SinkJobTest {
 
         String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
+    }
+
+    @Test
+    void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
+        ConsoleSink sink = new ConsoleSink(
+                () -> new PrintStream(ConsoleWriterTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
+        SinkJob job = new SinkJob(config("--restart.strategy", "none"), ListSource.of(List.of("a", "b"), Types.STRING), sink);
+
+        assertThatThrownBy(job::execute)
+                .rootCause()
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("writing to the standard output failed");
     }
 
     @Test
