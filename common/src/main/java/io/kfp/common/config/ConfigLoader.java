@@ -14,7 +14,11 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.FallbackKey;
-import org.apache.flink.configuration.YamlParserUtils;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
  * Turns a job's command line, environment and optional config file into one {@link RawConfig}.
@@ -36,8 +40,18 @@ public final class ConfigLoader {
 
     private ConfigLoader() {}
 
-    /** What the command line asked for. */
-    public record Loaded(RawConfig raw, boolean helpRequested, List<ConfigProblem> syntaxProblems) {}
+    /**
+     * What the command line asked for. {@code warnings}: what was ignored and why (an unknown
+     * {@code KFP_*} variable), for the job to print before it starts.
+     */
+    public record Loaded(
+            RawConfig raw, boolean helpRequested, List<ConfigProblem> syntaxProblems, List<String> warnings) {
+
+        /** Whether the config file could not be read: every other problem would follow from that. */
+        public boolean fileUnreadable() {
+            return syntaxProblems.stream().anyMatch(p -> p.key().equals("--" + CONFIG_FILE_FLAG) && p.origin() == null);
+        }
+    }
 
     /**
      * Loads every layer. Syntax problems (a dangling {@code --key}, an unreadable file) are
@@ -60,9 +74,10 @@ public final class ConfigLoader {
         if (configFile != null) {
             readFile(Path.of(configFile), raw, problems);
         }
-        readEnvironment(environment, groups, raw);
+        List<String> warnings = new ArrayList<>();
+        readEnvironment(environment, groups, raw, warnings);
         commandLine.values.forEach((k, v) -> raw.put(k, v, "command line"));
-        return new Loaded(raw.raw, commandLine.help, problems);
+        return new Loaded(raw.raw, commandLine.help, problems, warnings);
     }
 
     /**
@@ -113,7 +128,7 @@ public final class ConfigLoader {
                         .sorted()
                         .forEach(k -> flat.put(k, properties.getProperty(k).trim()));
             } else {
-                flatten("", YamlParserUtils.loadYamlFile(file.toFile()), flat);
+                flatten("", loadYaml(file), flat);
             }
             flat.forEach((k, v) -> raw.put(k, v, origin));
         } catch (IOException e) {
@@ -124,16 +139,45 @@ public final class ConfigLoader {
                             null,
                             "the file cannot be read: " + e.getMessage(),
                             "check the path and its permissions."));
-        } catch (Exception e) {
+        } catch (YamlEngineException | ClassCastException e) {
             problems.add(
                     new ConfigProblem(
                             "--" + CONFIG_FILE_FLAG,
                             file.toString(),
                             null,
-                            "the file is not valid YAML: " + firstLine(e.getMessage()),
+                            "the file is not valid YAML" + yamlProblem(e),
                             "write one 'key: value' per line (nested maps are joined with"
                                     + " dots), or use a .properties file."));
         }
+    }
+
+    /**
+     * The file as YAML with the parser Flink's own {@code YamlParserUtils} uses (snakeyaml-engine,
+     * core schema). Not through that class: it logs every parse error with its stack trace.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> loadYaml(Path file) throws IOException {
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            Object top = new Load(LoadSettings.builder().setSchema(new CoreSchema()).build()).loadFromReader(reader);
+            if (top != null && !(top instanceof Map)) {
+                throw new ClassCastException("the top level is a " + top.getClass().getSimpleName() + ", not 'key: value' lines");
+            }
+            return (Map<String, Object>) top;
+        }
+    }
+
+    /**
+     * Where the parser stopped and what it expected (": line 3, column 2: expected ..."). Only the
+     * problem and its position: the parser's own message quotes the file, which may hold a secret.
+     */
+    static String yamlProblem(Exception e) {
+        if (e instanceof MarkedYamlEngineException marked) {
+            String where = marked.getProblemMark()
+                    .map(m -> ": line " + (m.getLine() + 1) + ", column " + (m.getColumn() + 1))
+                    .orElse("");
+            return where + ": " + marked.getProblem();
+        }
+        return ": " + firstLine(e.getMessage());
     }
 
     /** Nested YAML maps become dotted keys; lists become comma-separated values. */
@@ -158,7 +202,10 @@ public final class ConfigLoader {
     }
 
     private static void readEnvironment(
-            Map<String, String> environment, Collection<OptionGroup> groups, Layers raw) {
+            Map<String, String> environment,
+            Collection<OptionGroup> groups,
+            Layers raw,
+            List<String> warnings) {
         Map<String, String> envNameToKey = new LinkedHashMap<>();
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
@@ -183,12 +230,17 @@ public final class ConfigLoader {
                                 key = passThroughKey(e.getKey(), prefixes);
                             }
                             if (key == null) {
-                                // Unknown: keep the env name as written so it is reported with
-                                // a suggestion, like an unknown --key.
-                                key = e.getKey()
-                                        .substring(ENV_PREFIX.length())
-                                        .toLowerCase(Locale.ROOT)
-                                        .replace('_', '.');
+                                // The KFP_ namespace is shared (kfp's own KFP_HOME, KFP_RUN_DIR,
+                                // a team's variables): an unknown one is ignored, with a warning
+                                // that names it, never a reason to refuse to start.
+                                warnings.add(
+                                        "environment variable "
+                                                + e.getKey()
+                                                + " is not an option of this job; ignored."
+                                                + DidYouMean.suggest(e.getKey(), envNameToKey.keySet())
+                                                        .map(k -> " Did you mean " + k + "?")
+                                                        .orElse(""));
+                                return;
                             }
                             raw.put(key, e.getValue(), origin);
                         });
@@ -274,7 +326,16 @@ public final class ConfigLoader {
                     value = nextIsValue ? args[++i] : "true";
                 }
                 if (key.equals(CONFIG_FILE_FLAG)) {
-                    if (value.equals("true") && equals < 0) {
+                    if (cl.configFile != null) {
+                        problems.add(
+                                new ConfigProblem(
+                                        "--" + CONFIG_FILE_FLAG,
+                                        value,
+                                        "command line",
+                                        "a second config file (the first is " + cl.configFile + ").",
+                                        "give one --config; put shared settings in it, or override"
+                                                + " single ones with --key value."));
+                    } else if (value.equals("true") && equals < 0) {
                         problems.add(
                                 new ConfigProblem(
                                         "--" + CONFIG_FILE_FLAG,

@@ -37,7 +37,7 @@ public final class DidYouMean {
     }
 
     /** Levenshtein distance. */
-    static int distance(String a, String b) {
+    public static int distance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {

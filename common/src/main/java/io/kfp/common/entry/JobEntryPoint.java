@@ -79,6 +79,15 @@ public final class JobEntryPoint {
             return 0;
         }
 
+        for (String warning : loaded.warnings()) {
+            LOG.warn(warning);
+            err.println(spec.command() + ": warning: " + warning);
+        }
+        if (loaded.fileUnreadable()) {
+            // Without the file's settings every later check would report its own follow-on error.
+            reportUserError(spec, loaded.syntaxProblems(), "configuration error", "configuration errors");
+            return EXIT_USER_ERROR;
+        }
         Configuration config;
         try {
             config = ConfigValidator.validate(loaded.raw(), spec.groups(), loaded.syntaxProblems());

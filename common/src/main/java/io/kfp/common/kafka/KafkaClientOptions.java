@@ -3,13 +3,21 @@ package io.kfp.common.kafka;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.DidYouMean;
 import io.kfp.common.config.OptionGroup;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * How to reach Kafka: bootstrap servers plus any client property (security, timeouts, ...)
@@ -95,7 +103,13 @@ public final class KafkaClientOptions implements OptionGroup {
                 .forEach(
                         name -> {
                             String owner = OWNED_BY_OPTIONS.get(name);
-                            if (owner != null) {
+                            Optional<String> meant = misspelt(name);
+                            if (meant.isPresent()) {
+                                problems.add(
+                                        PROPERTIES_PREFIX + name,
+                                        "is not a Kafka producer, consumer or admin client setting.",
+                                        "did you mean '" + PROPERTIES_PREFIX + meant.get() + "'?");
+                            } else if (owner != null) {
                                 problems.add(
                                         PROPERTIES_PREFIX + name,
                                         "this client property is set by the job itself.",
@@ -104,6 +118,29 @@ public final class KafkaClientOptions implements OptionGroup {
                                                 : "remove it and set " + owner + " instead.");
                             }
                         });
+    }
+
+    /** Every setting Kafka's producer, consumer and admin client know. */
+    private static final Set<String> KAFKA_CLIENT_SETTINGS = kafkaClientSettings();
+
+    private static Set<String> kafkaClientSettings() {
+        Set<String> names = new TreeSet<>(ProducerConfig.configNames());
+        names.addAll(ConsumerConfig.configNames());
+        names.addAll(AdminClientConfig.configNames());
+        return Set.copyOf(names);
+    }
+
+    /**
+     * The client setting an unknown name is a typo of (at most two letters off). Names further
+     * from every known one may belong to a plugin (a config provider's, a login module's) and
+     * are passed on; Kafka itself logs them as "supplied but isn't a known config".
+     */
+    static Optional<String> misspelt(String name) {
+        if (KAFKA_CLIENT_SETTINGS.contains(name) || name.startsWith("config.providers.")) {
+            return Optional.empty();
+        }
+        return DidYouMean.suggest(name, KAFKA_CLIENT_SETTINGS)
+                .filter(known -> DidYouMean.distance(name.toLowerCase(Locale.ROOT), known) <= 2);
     }
 
     /** The pass-through client properties ({@code kafka.properties.*}, prefix removed). */

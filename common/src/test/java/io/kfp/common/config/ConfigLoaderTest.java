@@ -85,12 +85,64 @@ class ConfigLoaderTest {
                         "KFP_KAFKA_PROPERTIES_SASL_MECHANISM", "PLAIN",
                         "KFP_NOT_AN_OPTION", "x",
                         "HOME", "/root");
-        RawConfig raw = ConfigLoader.load(new String[0], env, Map.of(), GROUPS).raw();
-        assertThat(raw.values())
+        ConfigLoader.Loaded loaded = ConfigLoader.load(new String[0], env, Map.of(), GROUPS);
+        assertThat(loaded.raw().values())
                 .containsEntry("sink.delivery-guarantee", "at-least-once")
                 .containsEntry("kafka.properties.sasl.mechanism", "PLAIN")
-                .containsEntry("not.an.option", "x")
+                .doesNotContainKey("not.an.option")
                 .doesNotContainKey("home");
+        assertThat(loaded.syntaxProblems()).isEmpty();
+        assertThat(loaded.warnings())
+                .containsExactly("environment variable KFP_NOT_AN_OPTION is not an option of this job; ignored.");
+    }
+
+    @Test
+    void kfpsOwnVariablesAreAWarningNotAnError() {
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(new String[0], Map.of("KFP_HOME", "/opt/kfp", "KFP_SINK_TOPIK", "x"), Map.of(), GROUPS);
+        assertThat(loaded.raw().values()).isEmpty();
+        assertThat(loaded.warnings())
+                .containsExactly(
+                        "environment variable KFP_HOME is not an option of this job; ignored.",
+                        "environment variable KFP_SINK_TOPIK is not an option of this job; ignored. Did you mean KFP_SINK_TOPIC?");
+    }
+
+    @Test
+    void aSecondConfigFileIsAnError() throws Exception {
+        Path a = dir.resolve("a.yaml");
+        Path b = dir.resolve("b.yaml");
+        Files.writeString(a, "sink.topic: a\n");
+        Files.writeString(b, "sink.topic: b\n");
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(new String[] {"--config", a.toString(), "--config=" + b}, Map.of(), Map.of(), GROUPS);
+        assertThat(loaded.syntaxProblems())
+                .singleElement()
+                .satisfies(p -> assertThat(p.describe()).contains(b.toString(), "a second config file (the first is " + a + ")"));
+    }
+
+    @Test
+    void brokenYamlIsReportedWithItsLineAndColumnAndWhy() throws Exception {
+        Path broken = dir.resolve("job.yaml");
+        Files.writeString(broken, "job:\n  name: relay\n checkpoint.interval: 5 s\n");
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+        assertThat(loaded.fileUnreadable()).isTrue();
+        assertThat(loaded.syntaxProblems())
+                .singleElement()
+                .extracting(ConfigProblem::problem)
+                .asString()
+                .isEqualTo("the file is not valid YAML: line 3, column 2: expected <block end>, but found '<block mapping start>'");
+    }
+
+    @Test
+    void yamlErrorsNeverQuoteTheFile() throws Exception {
+        Path broken = dir.resolve("secret.yaml");
+        Files.writeString(broken, "kafka.properties.sasl.jaas.config: [password=hunter2\n");
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+        assertThat(loaded.syntaxProblems()).singleElement().extracting(ConfigProblem::describe).asString()
+                .contains("line 2, column 1")
+                .doesNotContain("hunter2");
     }
 
     @Test

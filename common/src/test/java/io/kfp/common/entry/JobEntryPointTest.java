@@ -131,6 +131,25 @@ class JobEntryPointTest {
     }
 
     @Test
+    void anUnknownKfpVariableIsAWarningAndTheJobRuns() {
+        assertThat(run(Map.of("KFP_HOME", "/opt/kfp"))).isZero();
+        assertThat(runs).hasValue(1);
+        assertThat(stderr()).contains("relay-job: warning: environment variable KFP_HOME is not an option of this job; ignored.");
+    }
+
+    @Test
+    void anUnreadableConfigFileIsTheOnlyErrorReported(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path broken = dir.resolve("relay.yaml");
+        java.nio.file.Files.writeString(broken, "source:\n  topics: [in\nsink.topic: out\n");
+        assertThat(run("--config", broken.toString(), "--checkpoint.interval", "5x")).isEqualTo(2);
+        assertThat(stderr())
+                .startsWith("relay-job: 1 configuration error; nothing was submitted.")
+                .contains("not valid YAML: line ")
+                .doesNotContain("checkpoint.interval", "Exception", "\tat ");
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
     void preflightFailureExitsTwoWithoutSubmitting() {
         brokerTopics = Set.of("in");
         brokerMaxTimeoutMs = 60_000;
