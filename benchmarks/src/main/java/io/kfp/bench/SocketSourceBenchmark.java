@@ -209,7 +209,7 @@ public final class SocketSourceBenchmark {
             }
             SocketSourceSettings settings = new SocketSourceSettings(list, new byte[] {'\n'}, "UTF-8",
                     SocketSourceSettings.MalformedPolicy.REPLACE, 1024 * 1024, SocketSourceSettings.OversizedPolicy.SKIP,
-                    false, Duration.ofSeconds(5), 0, Duration.ofMillis(100), Duration.ofSeconds(1), true);
+                    false, Duration.ofSeconds(5), 0, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO, true);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.fromSource(new SocketLineSource(settings), WatermarkStrategy.noWatermarks(), "socket")
                     .setParallelism(endpoints)

@@ -133,6 +133,18 @@ public final class IngestOptions implements OptionGroup {
                     .defaultValue(Duration.ofSeconds(30))
                     .withDescription("Longest wait between attempts.");
 
+    public static final ConfigOption<Duration> IDLE_TIMEOUT =
+            key("ingest.idle-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ZERO)
+                    .withDescription(
+                            "Reconnect when an endpoint has sent nothing for this long: a peer that"
+                                    + " hangs without closing the connection. 0: never, for sources"
+                                    + " that may be quiet for long. Either way a peer whose host"
+                                    + " vanished is noticed by TCP keepalive within about a minute"
+                                    + " (30 s idle, then 3 probes 10 s apart), and its unfinished"
+                                    + " line is dropped and counted (unfinishedLinesDropped).");
+
     public static final ConfigOption<Boolean> BOUNDED =
             key("ingest.bounded")
                     .booleanType()
@@ -163,6 +175,7 @@ public final class IngestOptions implements OptionGroup {
                 MAX_RETRIES,
                 RETRY_BACKOFF,
                 RETRY_MAX_BACKOFF,
+                IDLE_TIMEOUT,
                 BOUNDED);
     }
 
@@ -214,6 +227,9 @@ public final class IngestOptions implements OptionGroup {
         if (config.get(RETRY_BACKOFF).compareTo(Duration.ofMillis(1)) < 0) {
             problems.add(RETRY_BACKOFF.key(), "must be positive.", "use e.g. 500 ms.");
         }
+        if (config.get(IDLE_TIMEOUT).isNegative()) {
+            problems.add(IDLE_TIMEOUT.key(), "must not be negative.", "use e.g. 5 min, or 0 to never reconnect a quiet endpoint.");
+        }
         if (config.get(RETRY_MAX_BACKOFF).compareTo(config.get(RETRY_BACKOFF)) < 0) {
             problems.add(RETRY_MAX_BACKOFF.key(), "is shorter than ingest.retry-backoff.", "make it at least ingest.retry-backoff.");
         }
@@ -238,6 +254,7 @@ public final class IngestOptions implements OptionGroup {
                 config.get(MAX_RETRIES),
                 config.get(RETRY_BACKOFF),
                 config.get(RETRY_MAX_BACKOFF),
+                config.get(IDLE_TIMEOUT),
                 config.get(BOUNDED));
     }
 }

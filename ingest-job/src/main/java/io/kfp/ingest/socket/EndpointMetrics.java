@@ -12,6 +12,8 @@ final class EndpointMetrics {
     final Counter malformedLines;
     final Counter emptyLinesDropped;
     final Counter reconnects;
+    /** Fragments left when a connection ended mid-line (broken, closed, dead, or idle too long). */
+    final Counter unfinishedLinesDropped;
 
     EndpointMetrics(MetricGroup readerGroup, Endpoint endpoint) {
         MetricGroup group = readerGroup.addGroup("endpoint", endpoint.toString());
@@ -21,5 +23,6 @@ final class EndpointMetrics {
         malformedLines = group.counter("malformedLines");
         emptyLinesDropped = group.counter("emptyLinesDropped");
         reconnects = group.counter("reconnects");
+        unfinishedLinesDropped = group.counter("unfinishedLinesDropped");
     }
 }

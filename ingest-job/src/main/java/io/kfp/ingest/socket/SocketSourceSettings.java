@@ -9,6 +9,7 @@ import java.util.List;
  *
  * @param delimiter bytes that end a line, in the source's charset
  * @param maxRetries reconnect attempts after a failed or lost connection: 0 none, -1 forever
+ * @param idleTimeout reconnect after this long without a byte from the peer; zero: never
  * @param bounded end each endpoint's split when the peer closes the connection
  */
 public record SocketSourceSettings(
@@ -23,6 +24,7 @@ public record SocketSourceSettings(
         int maxRetries,
         Duration initialBackoff,
         Duration maxBackoff,
+        Duration idleTimeout,
         boolean bounded)
         implements Serializable {
 

@@ -9,12 +9,15 @@ import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.function.Function;
+import jdk.net.ExtendedSocketOptions;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.util.TimeUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,8 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
     private Socket socket;
     private InputStream in;
     private boolean everConnected;
+    /** When the peer last sent a byte (or the connection was made). */
+    private long lastDataNanos;
     private int failedAttempts;
     private long nextAttemptNanos;
     private boolean wokenUp;
@@ -76,12 +81,25 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
         try {
             n = in.read(buffer);
         } catch (SocketTimeoutException nothingYet) {
+            Duration idle = settings.idleTimeout();
+            if (!idle.isZero() && System.nanoTime() - lastDataNanos > idle.toNanos()) {
+                String why = "nothing from " + split.endpoint() + " for " + TimeUtils.formatWithHighestUnit(idle)
+                        + " (ingest.idle-timeout)";
+                long dropped = dropUnfinishedLine();
+                closeSocket();
+                if (settings.bounded()) {
+                    throw new IOException(why + " before the peer finished sending (ingest.bounded=true)"
+                            + (dropped > 0 ? "; dropped an unfinished line of " + dropped + " bytes" : ""));
+                }
+                LOG.warn("{}: reconnecting{}.", why, dropped > 0 ? " (dropped an unfinished line of " + dropped + " bytes)" : "");
+                scheduleReconnect();
+            }
             return batch.build();
         } catch (IOException e) {
             if (closed) {
                 return batch.build();
             }
-            long dropped = splitter.discard();
+            long dropped = dropUnfinishedLine();
             closeSocket();
             if (settings.bounded()) {
                 // A one-shot load that breaks off is incomplete: fail rather than end "successfully".
@@ -95,7 +113,16 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             return batch.build();
         }
         if (n < 0) {
-            splitter.finish(sink);
+            if (settings.bounded()) {
+                // A file's last line needs no delimiter.
+                splitter.finish(sink);
+            } else {
+                // The peer may well send again after a reconnect: a fragment is not a line.
+                long dropped = dropUnfinishedLine();
+                if (dropped > 0) {
+                    LOG.warn("{} closed the connection in the middle of a line: dropped its {} bytes.", split.endpoint(), dropped);
+                }
+            }
             closeSocket();
             if (settings.bounded()) {
                 LOG.info("{} closed the connection; this bounded split is done.", split.endpoint());
@@ -108,6 +135,7 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             scheduleReconnect();
         } else {
             metrics.bytes.inc(n);
+            lastDataNanos = System.nanoTime();
             // Retries count again only once data flowed: a peer that accepts and hangs up at
             // once must not be reconnected to in a tight loop for ever.
             failedAttempts = 0;
@@ -131,6 +159,7 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
                     new InetSocketAddress(endpoint.host(), endpoint.port()),
                     (int) settings.connectTimeout().toMillis());
             candidate.setSoTimeout(READ_POLL_MS);
+            keepAlive(candidate);
         } catch (IOException e) {
             closeQuietly(candidate, e);
             failedAttempts++;
@@ -166,8 +195,36 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             metrics.reconnects.inc();
         }
         everConnected = true;
+        lastDataNanos = System.nanoTime();
         LOG.info("Connected to {}.", endpoint);
         return true;
+    }
+
+    /**
+     * TCP keepalive: a peer whose host died or was cut off never closes the connection, and
+     * without probes a reader waits for it for ever. 30 s idle, then 3 probes 10 s apart: a dead
+     * peer is noticed within about a minute (the OS default is over two hours).
+     */
+    static void keepAlive(Socket socket) throws IOException {
+        socket.setKeepAlive(true);
+        if (socket.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS);
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, KEEPALIVE_INTERVAL_SECONDS);
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_PROBES);
+        }
+    }
+
+    static final int KEEPALIVE_IDLE_SECONDS = 30;
+    static final int KEEPALIVE_INTERVAL_SECONDS = 10;
+    static final int KEEPALIVE_PROBES = 3;
+
+    /** Drops the line the connection ended in the middle of, and counts it; returns its bytes. */
+    private long dropUnfinishedLine() {
+        long dropped = splitter.discard();
+        if (dropped > 0) {
+            metrics.unfinishedLinesDropped.inc();
+        }
+        return dropped;
     }
 
     /** After a lost connection: the next attempt after the backoff for the attempts so far. */

@@ -114,7 +114,7 @@ class SocketSourceReaderTest {
         List<Endpoint> endpoints = List.of(Endpoint.parse("h:1"), Endpoint.parse("h:2"), Endpoint.parse("h:3"));
         SocketSourceSettings settings = new SocketSourceSettings(endpoints, new byte[] {'\n'}, "UTF-8",
                 SocketSourceSettings.MalformedPolicy.REPLACE, 10, SocketSourceSettings.OversizedPolicy.SKIP, false,
-                java.time.Duration.ofSeconds(1), 0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1), true);
+                java.time.Duration.ofSeconds(1), 0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1), java.time.Duration.ZERO, true);
         EnumeratorContext context = new EnumeratorContext(2);
         context.registered.addAll(List.of(0, 1));
         var enumerator = new SocketLineSource(settings).createEnumerator(context);

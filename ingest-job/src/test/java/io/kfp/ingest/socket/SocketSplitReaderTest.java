@@ -33,6 +33,11 @@ class SocketSplitReaderTest {
 
     static SocketSourceSettings settings(String endpoint, int maxLineLength, boolean bounded, int maxRetries,
             SocketSourceSettings.MalformedPolicy malformed, boolean dropEmpty) {
+        return settings(endpoint, maxLineLength, bounded, maxRetries, malformed, dropEmpty, Duration.ZERO);
+    }
+
+    static SocketSourceSettings settings(String endpoint, int maxLineLength, boolean bounded, int maxRetries,
+            SocketSourceSettings.MalformedPolicy malformed, boolean dropEmpty, Duration idleTimeout) {
         return new SocketSourceSettings(
                 List.of(Endpoint.parse(endpoint)),
                 new byte[] {'\n'},
@@ -45,6 +50,7 @@ class SocketSplitReaderTest {
                 maxRetries,
                 Duration.ofMillis(10),
                 Duration.ofMillis(40),
+                idleTimeout,
                 bounded);
     }
 
@@ -147,6 +153,61 @@ class SocketSplitReaderTest {
         assertThat(finished[0]).isFalse();
         assertThat(metrics.reconnects.getCount()).isEqualTo(1);
         assertThat(server.accepted).isEqualTo(2);
+    }
+
+    @Test
+    void aPeerThatClosesInTheMiddleOfALineLeavesNoFragmentBehind() throws Exception {
+        LineServer server = server().then(send("whole\npart")).then(send("next\n"));
+        boolean[] finished = {false};
+        List<String> lines = read(reader(settings(server.endpoint(), 100, false, 5, SocketSourceSettings.MalformedPolicy.REPLACE, false)), 2, finished);
+        assertThat(lines).containsExactly("whole", "next");
+        assertThat(metrics.unfinishedLinesDropped.getCount()).isEqualTo(1);
+        assertThat(metrics.lines.getCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aPeerThatGoesSilentWithoutClosingIsLeftAfterTheIdleTimeout() throws Exception {
+        // A server that never closes: the first connection hangs after half a line, the second sends one line.
+        ServerSocket server = new ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress());
+        toClose.add(server);
+        List<java.net.Socket> open = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread acceptor = new Thread(() -> {
+            try {
+                for (String text : new String[] {"a\nhal", "b\n"}) {
+                    java.net.Socket peer = server.accept();
+                    open.add(peer);
+                    peer.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+                    peer.getOutputStream().flush();
+                }
+            } catch (IOException closedByTheTest) {
+                // the test is over
+            }
+        }, "hanging-server");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        toClose.add(() -> {
+            for (java.net.Socket peer : open) {
+                peer.close();
+            }
+        });
+        boolean[] finished = {false};
+        SocketSplitReader reader = reader(settings("127.0.0.1:" + server.getLocalPort(), 100, false, 5,
+                SocketSourceSettings.MalformedPolicy.REPLACE, false, Duration.ofSeconds(1)));
+        assertThat(read(reader, 2, finished)).containsExactly("a", "b");
+        assertThat(metrics.unfinishedLinesDropped.getCount()).isEqualTo(1);
+        assertThat(metrics.reconnects.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void everyConnectionProbesItsPeerWithTcpKeepalive() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                java.net.Socket socket = new java.net.Socket(server.getInetAddress(), server.getLocalPort())) {
+            SocketSplitReader.keepAlive(socket);
+            assertThat(socket.getKeepAlive()).isTrue();
+            assertThat(socket.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE)).isEqualTo(30);
+            assertThat(socket.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL)).isEqualTo(10);
+            assertThat(socket.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT)).isEqualTo(3);
+        }
     }
 
     @Test
