@@ -33,7 +33,7 @@ class PreflightTest {
         KAFKA.kafka().createTopics(2, "pf-in", "pf-out");
     }
 
-    private record Result(int exitCode, String err) {}
+    private record Result(int exitCode, String err, org.apache.flink.core.execution.JobClient job) {}
 
     private static Result relayMain(String... extra) {
         List<String> args = new ArrayList<>(List.of(
@@ -42,9 +42,17 @@ class PreflightTest {
                 "--checkpoint.dir", "target/it-checkpoints/preflight"));
         args.addAll(List.of(extra));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8)).exitCode();
-        return new Result(exit, err.toString(StandardCharsets.UTF_8));
+        EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(submitted.exitCode(), err.toString(StandardCharsets.UTF_8), submitted.client());
+    }
+
+    /** Jobs of the relay's default name: the refused submissions would be these (other tests name theirs). */
+    private static List<String> relayJobs(ClusterClient<?> cluster) throws Exception {
+        return cluster.listJobs().get(30, TimeUnit.SECONDS).stream()
+                .map(org.apache.flink.runtime.client.JobStatusMessage::getJobName)
+                .filter("relay-job"::equals)
+                .toList();
     }
 
     @Test
@@ -58,7 +66,42 @@ class PreflightTest {
                 .contains("lower sink.transaction-timeout to at most 1 h")
                 .contains("raise transaction.max.timeout.ms on every broker to at least 7200000")
                 .doesNotContain("\tat ");
-        assertThat(cluster.listJobs().get(30, TimeUnit.SECONDS)).as("jobs submitted").isEmpty();
+        assertThat(relayJobs(cluster)).as("jobs submitted").isEmpty();
+    }
+
+    @Test
+    void aYoungOpenTransactionOfTheSamePrefixWarnsOfASecondCopyAndTheJobStillStarts() throws Exception {
+        // What a running copy of the job leaves on the broker: a transaction of its prefix, open now.
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
+        props.setProperty("transactional.id", "kfp.pf-twice.default-0-1");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> copy = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                props, new org.apache.kafka.common.serialization.ByteArraySerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            copy.initTransactions();
+            copy.beginTransaction();
+            copy.send(new org.apache.kafka.clients.producer.ProducerRecord<>("pf-out", "x".getBytes(StandardCharsets.UTF_8))).get();
+
+            Result r = relayMain("--job.name", "pf-twice");
+            try {
+                assertThat(r.exitCode()).as(r.err()).isZero();
+                assertThat(r.err()).contains("relay-job: warning: 1 transaction of prefix kfp.pf-twice.default began less than",
+                        "(kfp.pf-twice.default-0-1): another copy of this job may be running");
+            } finally {
+                if (r.job() != null) {
+                    r.job().cancel().get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+        // Without such a transaction: no warning.
+        Result clean = relayMain("--job.name", "pf-alone");
+        try {
+            assertThat(clean.exitCode()).isZero();
+            assertThat(clean.err()).doesNotContain("warning");
+        } finally {
+            if (clean.job() != null) {
+                clean.job().cancel().get(30, TimeUnit.SECONDS);
+            }
+        }
     }
 
     @Test
@@ -66,7 +109,7 @@ class PreflightTest {
         Result r = relayMain("--source.topics", "pf-typo");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("the input topic 'pf-typo' does not exist", "--create --topic pf-typo");
-        assertThat(cluster.listJobs().get(30, TimeUnit.SECONDS)).isEmpty();
+        assertThat(relayJobs(cluster)).isEmpty();
     }
 
     @Test

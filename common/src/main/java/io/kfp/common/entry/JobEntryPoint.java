@@ -112,7 +112,11 @@ public final class JobEntryPoint {
                             config.get(PreflightOptions.TIMEOUT),
                             brokers,
                             config,
-                            spec.preflights());
+                            spec.preflights(),
+                            warning -> {
+                                LOG.warn(warning);
+                                err.println(spec.command() + ": warning: " + warning);
+                            });
             if (!problems.isEmpty()) {
                 reportUserError(spec, problems, "problem with the Kafka cluster", "problems with the Kafka cluster");
                 return EXIT_USER_ERROR;

@@ -13,6 +13,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.ConfigResource;
 
@@ -55,6 +58,30 @@ public final class AdminBrokerView implements BrokerView {
                 .get(remainingMs(), TimeUnit.MILLISECONDS)
                 .forEach((name, description) -> counts.put(name, description.partitions().size()));
         return counts;
+    }
+
+    @Override
+    public Map<String, Long> ongoingTransactions(String prefix) throws Exception {
+        List<String> ids = admin.listTransactions(new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING)))
+                .all()
+                .get(remainingMs(), TimeUnit.MILLISECONDS)
+                .stream()
+                .map(TransactionListing::transactionalId)
+                .filter(id -> id.startsWith(prefix))
+                .sorted()
+                .toList();
+        Map<String, Long> began = new LinkedHashMap<>();
+        if (!ids.isEmpty()) {
+            admin.describeTransactions(ids)
+                    .all()
+                    .get(remainingMs(), TimeUnit.MILLISECONDS)
+                    .forEach((id, d) -> {
+                        if (d.state() == TransactionState.ONGOING) {
+                            began.put(id, d.transactionStartTimeMs().orElse(-1));
+                        }
+                    });
+        }
+        return began;
     }
 
     @Override

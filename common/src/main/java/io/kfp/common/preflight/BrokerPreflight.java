@@ -1,5 +1,6 @@
 package io.kfp.common.preflight;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
@@ -9,13 +10,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.common.errors.AuthorizationException;
 
 /**
@@ -63,7 +67,7 @@ public final class BrokerPreflight {
             Properties connection,
             Duration timeout,
             BrokerViewFactory factory) {
-        return run(requirements, connection, timeout, factory, null, List.of());
+        return run(requirements, connection, timeout, factory, null, List.of(), warning -> {});
     }
 
     /** Like {@link #run(Requirements, Properties, Duration, BrokerViewFactory)}, then the job's own checks. */
@@ -73,7 +77,8 @@ public final class BrokerPreflight {
             Duration timeout,
             BrokerViewFactory factory,
             ReadableConfig config,
-            List<JobPreflight> jobChecks) {
+            List<JobPreflight> jobChecks,
+            Consumer<String> warnings) {
         BrokerView view;
         try {
             view = factory.open(connection, timeout);
@@ -92,8 +97,51 @@ public final class BrokerPreflight {
                     problems.add(failed(requirements, "run the job's own checks", e));
                 }
             }
+            if (problems.isEmpty() && config != null && requirements.exactlyOnceTransactionTimeout().isPresent()) {
+                secondCopyWarning(SinkOptions.transactionalIdPrefix(config), config.get(CheckpointOptions.INTERVAL), view)
+                        .ifPresent(warnings);
+            }
             return problems;
         }
+    }
+
+    /**
+     * A running job begins a transaction of its prefix at every checkpoint, so an ONGOING one
+     * that began within the last three checkpoint intervals (at least 30 s) says another copy of
+     * this job may be writing right now: same job.name and job.instance-id, two copies would write
+     * every record twice and fence each other. Only a warning: the same evidence is left by a job
+     * of this prefix that crashed moments ago, whose transactions this one aborts as it starts,
+     * and a restart after a crash must still start. Older ONGOING ones are a crashed job's and no
+     * sign of a second copy.
+     */
+    static Optional<String> secondCopyWarning(String prefix, Duration checkpointInterval, BrokerView view) {
+        Duration recent = max(checkpointInterval.multipliedBy(3), Duration.ofSeconds(30));
+        Map<String, Long> open;
+        try {
+            open = view.ongoingTransactions(prefix);
+        } catch (Exception e) {
+            return Optional.of("could not list the open transactions of prefix " + prefix + " (" + e.getMessage()
+                    + "): whether another copy of this job is running was not checked.");
+        }
+        long now = System.currentTimeMillis();
+        List<String> young = open.entrySet().stream()
+                .filter(e -> e.getValue() >= 0 && now - e.getValue() < recent.toMillis())
+                .map(Map.Entry::getKey)
+                .toList();
+        if (young.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(young.size() + (young.size() == 1 ? " transaction" : " transactions") + " of prefix " + prefix
+                + " began less than " + TimeUtils.formatWithHighestUnit(recent) + " ago and " + (young.size() == 1 ? "is" : "are")
+                + " still open (" + String.join(", ", young.subList(0, Math.min(3, young.size())))
+                + (young.size() > 3 ? ", ..." : "") + "): another copy of this job may be running. Two copies would write"
+                + " every record twice and fence each other's transactions: stop one, or give this one its own"
+                + " job.instance-id. If a job of this prefix crashed just now, these are its last transactions and this"
+                + " job aborts them as it starts.");
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /** Every problem the cluster has with this job; empty when it may be submitted. */

@@ -24,6 +24,15 @@ public interface BrokerView extends AutoCloseable {
     /** The broker's {@code transaction.max.timeout.ms}; empty if it does not report one. */
     OptionalLong transactionMaxTimeoutMs() throws Exception;
 
+    /**
+     * The ONGOING transactions whose transactional id starts with {@code prefix}, each with the
+     * time it began (epoch ms, -1 when the broker does not say). Only those this client may
+     * describe; none when the view cannot tell.
+     */
+    default Map<String, Long> ongoingTransactions(String prefix) throws Exception {
+        return Map.of();
+    }
+
     @Override
     void close();
 }

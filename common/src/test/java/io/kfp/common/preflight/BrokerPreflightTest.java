@@ -103,12 +103,12 @@ class BrokerPreflightTest {
                     return List.of(new ConfigProblem("relay.same-partition", "true", null, "too few partitions", "add some"));
                 };
         List<ConfigProblem> problems =
-                BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job));
+                BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job), w -> {});
         assertThat(problems).extracting(ConfigProblem::key).containsExactly("relay.same-partition");
 
         broker.topics = Set.of();
         seen.clear();
-        BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job));
+        BrokerPreflight.run(RELAY, new Properties(), TIMEOUT, (p, t) -> broker, null, List.of(job), w -> {});
         assertThat(seen).isEmpty();
     }
 
@@ -121,5 +121,28 @@ class BrokerPreflightTest {
     private static ConfigProblem single(List<ConfigProblem> problems) {
         assertThat(problems).hasSize(1);
         return problems.get(0);
+    }
+
+    @Test
+    void aYoungOpenTransactionOfTheJobsPrefixWarnsOfASecondCopy() {
+        long now = System.currentTimeMillis();
+        broker.ongoing.put("kfp.relay-job.default-0-41", now - 2_000);
+        broker.ongoing.put("kfp.relay-job.eu-0-7", now - 1_000); // another instance: not ours
+        Optional<String> warning = BrokerPreflight.secondCopyWarning("kfp.relay-job.default", Duration.ofSeconds(5), broker);
+        assertThat(warning).get().asString()
+                .startsWith("1 transaction of prefix kfp.relay-job.default began less than 30 s ago and is still open"
+                        + " (kfp.relay-job.default-0-41): another copy of this job may be running.")
+                .contains("job.instance-id", "crashed just now");
+    }
+
+    @Test
+    void openTransactionsOlderThanThreeCheckpointsAreACrashedJobsAndNoWarning() {
+        long now = System.currentTimeMillis();
+        broker.ongoing.put("kfp.relay-job.default-0-41", now - 61_000);
+        broker.ongoing.put("kfp.relay-job.default-1-41", -1L); // start unknown
+        assertThat(BrokerPreflight.secondCopyWarning("kfp.relay-job.default", Duration.ofSeconds(20), broker)).isEmpty();
+        broker.ongoing.put("kfp.relay-job.default-0-42", now - 50_000);
+        assertThat(BrokerPreflight.secondCopyWarning("kfp.relay-job.default", Duration.ofSeconds(20), broker))
+                .get().asString().contains("less than 1 min ago");
     }
 }

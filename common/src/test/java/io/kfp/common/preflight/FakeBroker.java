@@ -15,6 +15,8 @@ final class FakeBroker implements BrokerView {
     Set<String> topics = Set.of("in", "out");
     OptionalLong transactionMaxTimeoutMs = OptionalLong.of(900_000);
     Map<String, Integer> partitions = new HashMap<>();
+    /** Ongoing transactions: id -> start (epoch ms). */
+    Map<String, Long> ongoing = new HashMap<>();
     boolean closed;
     int configReads;
 
@@ -47,6 +49,17 @@ final class FakeBroker implements BrokerView {
             throw configFailure;
         }
         return transactionMaxTimeoutMs;
+    }
+
+    @Override
+    public Map<String, Long> ongoingTransactions(String prefix) {
+        Map<String, Long> matching = new java.util.TreeMap<>();
+        ongoing.forEach((id, start) -> {
+            if (id.startsWith(prefix)) {
+                matching.put(id, start);
+            }
+        });
+        return matching;
     }
 
     @Override
