@@ -5,6 +5,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.Escapes;
 import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.SinkOptions;
 import io.kfp.ingest.socket.Endpoint;
 import io.kfp.ingest.socket.SocketSourceSettings;
 import java.nio.charset.Charset;
@@ -72,11 +73,14 @@ public final class IngestOptions implements OptionGroup {
     public static final ConfigOption<MemorySize> MAX_LINE_LENGTH =
             key("ingest.max-line-length")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("1 mb"))
+                    .defaultValue(MemorySize.parse("1000 kb"))
                     .withDescription(
                             "Longest line accepted. Memory per endpoint stays bounded by it whatever"
                                     + " the peer sends (a peer that never sends a delimiter cannot"
-                                    + " exhaust the TaskManager).");
+                                    + " exhaust the TaskManager). At most the producer's"
+                                    + " max.request.size (1 MiB unless kafka.properties.max.request.size"
+                                    + " says otherwise) less 128 bytes, or the longest lines could"
+                                    + " never be written.");
 
     public static final ConfigOption<SocketSourceSettings.OversizedPolicy> OVERSIZED_LINES =
             key("ingest.oversized-lines")
@@ -214,6 +218,19 @@ public final class IngestOptions implements OptionGroup {
         long max = config.get(MAX_LINE_LENGTH).getBytes();
         if (max < 1 || max > 64L * 1024 * 1024) {
             problems.add(MAX_LINE_LENGTH.key(), "must be between 1 byte and 64 mb.", "use e.g. 1 mb.");
+        }
+        try {
+            long request = SinkOptions.maxRequestSize(config);
+            if (max >= 1 && max + SinkOptions.RECORD_OVERHEAD_BYTES > request) {
+                problems.add(MAX_LINE_LENGTH.key(),
+                        "a line this long does not fit in one producer request (max.request.size " + request
+                                + " bytes, of which " + SinkOptions.RECORD_OVERHEAD_BYTES + " go to record overhead):"
+                                + " such a line would fail the job at every restart.",
+                        "use at most " + (request - SinkOptions.RECORD_OVERHEAD_BYTES) + " bytes, or raise"
+                                + " kafka.properties.max.request.size (and the topic's max.message.bytes).");
+            }
+        } catch (NumberFormatException reportedBySinkOptions) {
+            // kafka.properties.max.request.size is not a number: SinkOptions names it.
         }
         config.getOptional(KEY_DELIMITER)
                 .filter(String::isEmpty)

@@ -122,7 +122,7 @@ class IngestJobTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out())
                 .startsWith("ingest-job: ")
-                .contains("--ingest.endpoints  (default: localhost:9999)", "--ingest.max-line-length  (default: 1 mb)",
+                .contains("--ingest.endpoints  (default: localhost:9999)", "--ingest.max-line-length  (default: 1000 kb)",
                         "--sink.delivery-guarantee  (default: at-least-once)", "--ingest.empty-lines  (default: keep)");
 
         CapturedRun bad = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.endpoints", "localhost,h:99999",
@@ -134,6 +134,18 @@ class IngestJobTest {
         assertThat(bad.err())
                 .contains("'localhost' is not host:port", "the port must be between 1 and 65535")
                 .contains("ingest.max-retries = \"-2\"", "ingest.charset = \"UTF-9\"");
+    }
+
+    @Test
+    void aMaxLineLengthThatCannotFitInOneProducerRequestIsRejected() {
+        CapturedRun tooLong = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.max-line-length", "1 mb");
+        assertThat(tooLong.exitCode()).isEqualTo(2);
+        assertThat(tooLong.err())
+                .contains("ingest.max-line-length = \"1 mb\"", "does not fit in one producer request (max.request.size 1048576 bytes",
+                        "use at most 1048448 bytes");
+        assertThat(config("--ingest.max-line-length", "1 mb", "--kafka.properties.max.request.size", "2097152")).isNotNull();
+        CapturedRun notANumber = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--kafka.properties.max.request.size", "2 MB");
+        assertThat(notANumber.err()).contains("kafka.properties.max.request.size", "not a whole number of bytes");
     }
 
     @Test

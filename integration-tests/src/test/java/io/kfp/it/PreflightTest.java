@@ -105,6 +105,23 @@ class PreflightTest {
     }
 
     @Test
+    void aRecordTooLargeForTheProducerFailsTheRelayAtOnceNamingIt() throws Exception {
+        KAFKA.kafka().createTopics(1, "pf-big-in", "pf-big-out");
+        Topics.produce(KAFKA.bootstrapServers(), List.of(
+                new org.apache.kafka.clients.producer.ProducerRecord<>("pf-big-in", 0, null, new byte[3000])));
+        Result r = relayMain("--job.name", "pf-big", "--source.topics", "pf-big-in", "--sink.topic", "pf-big-out",
+                "--source.starting-offsets", "earliest", "--kafka.properties.max.request.size", "2000");
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        // Restarts (10, backing off up to a minute) would keep it running for minutes; it fails at once instead.
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
+                () -> r.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
+        assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(failure))
+                .contains("the record at pf-big-in-0 offset 0 is ", "above its max.request.size (2000 bytes)",
+                        "relay.oversized-records=skip");
+        assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(org.apache.flink.api.common.JobStatus.FAILED);
+    }
+
+    @Test
     void aMissingTopicIsNamedWithHowToCreateIt(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
         Result r = relayMain("--source.topics", "pf-typo");
         assertThat(r.exitCode()).isEqualTo(2);

@@ -101,7 +101,7 @@ public final class RelayJob {
                         .orElse(null);
         return new RelayJob(
                 config,
-                KafkaSourceFactory.create(config, new RelayRecordDeserializer()),
+                KafkaSourceFactory.create(config, RelayRecordDeserializer.of(config)),
                 KafkaSinkFactory.create(
                         config,
                         KafkaSinkFactory.serializer(config, new RelayedFields(), partitioner(config))),

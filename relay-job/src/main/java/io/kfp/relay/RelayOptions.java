@@ -46,6 +46,36 @@ public final class RelayOptions implements OptionGroup {
                                     + " {\"window_start\":\"...\",\"window_end\":\"...\",\"count\":N},"
                                     + " counted in RocksDB keyed state.");
 
+    /** What to do with an input record too large for the producer to write. */
+    public enum OversizedRecords {
+        /** Fail the job at once, without restarts, naming the record. */
+        FAIL("fail"),
+        /** Skip it, count it (oversizedRecordsSkipped) and log it. */
+        SKIP("skip");
+
+        private final String text;
+
+        OversizedRecords(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    public static final ConfigOption<OversizedRecords> OVERSIZED_RECORDS =
+            key("relay.oversized-records")
+                    .enumType(OversizedRecords.class)
+                    .defaultValue(OversizedRecords.FAIL)
+                    .withDescription(
+                            "An input record larger than the producer's max.request.size can never be"
+                                    + " written: left to the producer it fails the job at every"
+                                    + " restart until FAILED. fail: end the job at once, naming the"
+                                    + " record's topic, partition, offset and size; skip: leave it"
+                                    + " out, count it (oversizedRecordsSkipped) and log it.");
+
     public static final ConfigOption<Boolean> SAME_PARTITION =
             key("relay.same-partition")
                     .booleanType()
@@ -98,7 +128,7 @@ public final class RelayOptions implements OptionGroup {
 
     @Override
     public List<ConfigOption<?>> options() {
-        return List.of(TRANSFORM, SAME_PARTITION, WINDOW_SIZE, MAX_OUT_OF_ORDERNESS, IDLE_TIMEOUT, LATE_TOPIC);
+        return List.of(TRANSFORM, SAME_PARTITION, WINDOW_SIZE, MAX_OUT_OF_ORDERNESS, IDLE_TIMEOUT, LATE_TOPIC, OVERSIZED_RECORDS);
     }
 
     @Override

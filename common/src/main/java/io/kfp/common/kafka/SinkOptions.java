@@ -15,6 +15,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** What a job writes to Kafka and with which guarantee. */
 public final class SinkOptions implements OptionGroup {
@@ -203,6 +204,13 @@ public final class SinkOptions implements OptionGroup {
                                         "only letters, digits, '.', '_' and '-' are allowed.",
                                         "use e.g. kfp.relay-job.eu-1, or remove it for the"
                                                 + " default."));
+        try {
+            if (maxRequestSize(config) < 1) {
+                problems.add(MAX_REQUEST_SIZE, "must be positive.", "use e.g. 1048576 (Kafka's default, 1 MiB).");
+            }
+        } catch (NumberFormatException e) {
+            problems.add(MAX_REQUEST_SIZE, "is not a whole number of bytes.", "use e.g. 1048576 (Kafka's default, 1 MiB).");
+        }
         long batch = config.get(BATCH_SIZE).getBytes();
         if (batch < 1 || batch > MAX_BATCH_BYTES) {
             problems.add(
@@ -245,6 +253,24 @@ public final class SinkOptions implements OptionGroup {
                                             problem.problem(),
                                             problem.fix()));
         }
+    }
+
+    /** Kafka's default {@code max.request.size}: 1 MiB. */
+    public static final int DEFAULT_MAX_REQUEST_SIZE = 1024 * 1024;
+
+    /** What a record takes in a request besides its key and value (batch and record headers), at most. */
+    public static final int RECORD_OVERHEAD_BYTES = 128;
+
+    private static final String MAX_REQUEST_SIZE =
+            KafkaClientOptions.PROPERTIES_PREFIX + ProducerConfig.MAX_REQUEST_SIZE_CONFIG;
+
+    /**
+     * The producer's {@code max.request.size}: {@code kafka.properties.max.request.size}, else
+     * Kafka's default. A record larger than that can never be sent.
+     */
+    public static int maxRequestSize(ReadableConfig config) {
+        String value = KafkaClientOptions.clientProperties(config).getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        return value == null ? DEFAULT_MAX_REQUEST_SIZE : Integer.parseInt(value.trim());
     }
 
     /** The transactional id prefix: as configured, or derived from the job's identity. */
