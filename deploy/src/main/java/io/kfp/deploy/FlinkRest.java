@@ -72,10 +72,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     static JobID runningJob(List<JobStatusMessage> jobs, String name) {
-        List<JobID> ids = jobs.stream()
-                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
-                .map(JobStatusMessage::getJobId)
-                .toList();
+        List<JobID> ids = notEnded(jobs, name).stream().map(JobStatusMessage::getJobId).toList();
         if (ids.isEmpty()) {
             throw new KfpException("no running job named " + name + " (kfp status lists the jobs).", KfpException.FAILED);
         }
@@ -91,9 +88,7 @@ final class FlinkRest implements AutoCloseable {
      * record twice and fence each other's transactions (same name, same transactional id prefix).
      */
     static void refuseSecondCopy(List<JobStatusMessage> jobs, String name, String job) {
-        List<JobStatusMessage> running = jobs.stream()
-                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
-                .toList();
+        List<JobStatusMessage> running = notEnded(jobs, name);
         if (!running.isEmpty()) {
             JobStatusMessage first = running.get(0);
             throw new KfpException(name + " is already running on the cluster (job " + first.getJobId() + ", "
@@ -101,6 +96,13 @@ final class FlinkRest implements AutoCloseable {
                     + " the first one's transactions. Stop it first (kfp stop " + job + ", then kfp resume " + job
                     + " --from the savepoint), or give this one its own --job.name.");
         }
+    }
+
+    /** The jobs of that name that have not ended (running, restarting, being created, ...). */
+    private static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
+        return jobs.stream()
+                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
+                .toList();
     }
 
     /** Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns its path. */

@@ -17,18 +17,9 @@ public final class DidYouMean {
      */
     public static Optional<String> suggest(String typed, Collection<String> known) {
         String wanted = typed.toLowerCase(Locale.ROOT).replace('_', '-');
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String candidate : known) {
-            int distance = distance(wanted, candidate.toLowerCase(Locale.ROOT));
-            if (distance < bestDistance) {
-                best = candidate;
-                bestDistance = distance;
-            }
-        }
-        int allowed = Math.max(2, wanted.length() / 3);
-        if (best != null && bestDistance <= allowed) {
-            return Optional.of(best);
+        Optional<String> close = typoOf(wanted, known, Math.max(2, wanted.length() / 3));
+        if (close.isPresent()) {
+            return close;
         }
         String suffix = "." + wanted;
         List<String> endingWithTyped =
@@ -36,8 +27,16 @@ public final class DidYouMean {
         return endingWithTyped.size() == 1 ? Optional.of(endingWithTyped.get(0)) : Optional.empty();
     }
 
+    /** The known name at most {@code maxEdits} letters from {@code typed} (a typo), if one is. */
+    public static Optional<String> typoOf(String typed, Collection<String> known, int maxEdits) {
+        String wanted = typed.toLowerCase(Locale.ROOT);
+        return known.stream()
+                .filter(k -> distance(wanted, k.toLowerCase(Locale.ROOT)) <= maxEdits)
+                .min(java.util.Comparator.comparingInt(k -> distance(wanted, k.toLowerCase(Locale.ROOT))));
+    }
+
     /** Levenshtein distance. */
-    public static int distance(String a, String b) {
+    static int distance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {

@@ -79,10 +79,7 @@ public final class JobEntryPoint {
             return 0;
         }
 
-        for (String warning : loaded.warnings()) {
-            LOG.warn(warning);
-            err.println(spec.command() + ": warning: " + warning);
-        }
+        loaded.warnings().forEach(warning -> warn(spec, warning));
         if (loaded.fileUnreadable()) {
             // Without the file's settings every later check would report its own follow-on error.
             reportUserError(spec, loaded.syntaxProblems(), "configuration error", "configuration errors");
@@ -113,10 +110,7 @@ public final class JobEntryPoint {
                             brokers,
                             config,
                             spec.preflights(),
-                            warning -> {
-                                LOG.warn(warning);
-                                err.println(spec.command() + ": warning: " + warning);
-                            });
+                            warning -> warn(spec, warning));
             if (!problems.isEmpty()) {
                 reportUserError(spec, problems, "problem with the Kafka cluster", "problems with the Kafka cluster");
                 return EXIT_USER_ERROR;
@@ -136,6 +130,12 @@ public final class JobEntryPoint {
             err.flush();
             return EXIT_JOB_FAILED;
         }
+    }
+
+    /** A warning the user should see before the job runs: on stderr and in the log. */
+    private void warn(JobSpec spec, String warning) {
+        LOG.warn(warning);
+        err.println(spec.command() + ": warning: " + warning);
     }
 
     private void reportUserError(

@@ -6,7 +6,6 @@ import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.DidYouMean;
 import io.kfp.common.config.OptionGroup;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -139,8 +138,7 @@ public final class KafkaClientOptions implements OptionGroup {
         if (KAFKA_CLIENT_SETTINGS.contains(name) || name.startsWith("config.providers.")) {
             return Optional.empty();
         }
-        return DidYouMean.suggest(name, KAFKA_CLIENT_SETTINGS)
-                .filter(known -> DidYouMean.distance(name.toLowerCase(Locale.ROOT), known) <= 2);
+        return DidYouMean.typoOf(name, KAFKA_CLIENT_SETTINGS, 2);
     }
 
     /** The pass-through client properties ({@code kafka.properties.*}, prefix removed). */
