@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import io.kfp.embedded.EmbeddedKafka;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -9,11 +10,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /** One embedded Kafka broker per test class, stopped after the class, also when it fails. */
 public final class KafkaExtension implements BeforeAllCallback, AfterAllCallback {
 
+    private final Map<String, String> brokerSettings;
     private EmbeddedKafka kafka;
+
+    public KafkaExtension() {
+        this(Map.of());
+    }
+
+    /** A broker with these settings added to or overriding {@link EmbeddedKafka}'s. */
+    public KafkaExtension(Map<String, String> brokerSettings) {
+        this.brokerSettings = brokerSettings;
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        kafka = EmbeddedKafka.start(Path.of("target", "it-kafka"));
+        kafka = EmbeddedKafka.start(Path.of("target", "it-kafka"), brokerSettings);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
@@ -15,9 +16,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -55,9 +59,11 @@ class OffsetsTest {
                 "--source.group-id", topic + "-group",
                 "--job.instance-id", topic,
                 "--job.parallelism", "2",
-                "--sink.delivery-guarantee", "at-least-once",
                 "--checkpoint.dir", "target/it-checkpoints/offsets"));
         args.addAll(List.of(extra));
+        if (!args.contains("--sink.delivery-guarantee")) {
+            args.addAll(List.of("--sink.delivery-guarantee", "at-least-once"));
+        }
         EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).isZero();
         return s.client();
@@ -134,6 +140,56 @@ class OffsetsTest {
             }
         }
         assertThat(output("so")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void resumedAtOffsetsRetentionDeletedTheRelaySaysWhatItSkipsOrRefuses(@InjectClusterClient ClusterClient<?> cluster)
+            throws Exception {
+        produce("rt");
+        // Exactly-once: a job that fails as it starts must not leave records behind for the next one to repeat.
+        String[] exactlyOnce = {"--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "1 s"};
+        JobClient job = relay("rt", concat(exactlyOnce, "--checkpoint.savepoint-dir", "target/it-savepoints/offsets"));
+        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("rt").size() >= RECORDS);
+        String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
+                .get(1, TimeUnit.MINUTES);
+        // Partition p holds records p, p+4, ...: 250 each, checkpointed at offset 250. While the relay is
+        // stopped 250 more arrive per partition and retention deletes partition 0 up to offset 400.
+        List<ProducerRecord<byte[], byte[]>> more = new ArrayList<>();
+        for (int i = RECORDS; i < 2 * RECORDS; i++) {
+            more.add(new ProducerRecord<>("rt", i % PARTITIONS, T0 + i, null, String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
+        }
+        Topics.produce(KAFKA.bootstrapServers(), more);
+        try (Admin admin = KAFKA.kafka().admin()) {
+            admin.deleteRecords(Map.of(new TopicPartition("rt", 0), RecordsToDelete.beforeOffset(400)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+
+        // none: the relay does not guess, it fails at once naming the partition.
+        JobClient refused = relay("rt", concat(exactlyOnce, "--checkpoint.restore-from", savepoint, "--source.offset-reset", "none"));
+        assertThatThrownBy(() -> refused.getJobExecutionResult().get(2, TimeUnit.MINUTES))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("rt-0: resuming at offset 250, but retention has deleted everything before offset 400"
+                                + " (150 offsets)")
+                        .contains("--source.offset-reset earliest"));
+
+        // earliest (the default): it resumes at the oldest record left; nothing else is missed or doubled.
+        JobClient resumed = relay("rt", concat(exactlyOnce, "--checkpoint.restore-from", savepoint));
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 2 * RECORDS; i++) {
+            boolean deleted = i >= RECORDS && i % PARTITIONS == 0 && (i / PARTITIONS) < 400;
+            if (!deleted) {
+                expected.add(String.valueOf(i));
+            }
+        }
+        Topics.await("the relay to catch up", Duration.ofMinutes(1), () -> output("rt").size() >= expected.size());
+        resumed.cancel().get(1, TimeUnit.MINUTES);
+        assertThat(output("rt")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     private static long uncheckedOffsets(String group) {

@@ -115,6 +115,17 @@ public final class CheckpointOptions implements OptionGroup {
                             "Keep the last checkpoint when the job is cancelled, so it can be"
                                     + " resumed from it (execution.state-recovery.path).");
 
+    public static final ConfigOption<Integer> NUM_RETAINED =
+            key("checkpoint.num-retained")
+                    .intType()
+                    .defaultValue(2)
+                    .withFallbackKeys("execution.checkpointing.num-retained")
+                    .withDescription(
+                            "How many completed checkpoints are kept (Flink keeps 1). Two, so"
+                                    + " that when the newest one's transactions turn out lost"
+                                    + " (sink.lost-transactions) the one before it is there to"
+                                    + " resume from and write those records again.");
+
     public static final ConfigOption<String> DIRECTORY =
             key("checkpoint.dir")
                     .stringType()
@@ -165,6 +176,7 @@ public final class CheckpointOptions implements OptionGroup {
                 TIMEOUT,
                 MAX_CONCURRENT,
                 RETENTION,
+                NUM_RETAINED,
                 DIRECTORY,
                 SAVEPOINT_DIRECTORY,
                 RESTORE_FROM);
@@ -172,6 +184,9 @@ public final class CheckpointOptions implements OptionGroup {
 
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
+        if (config.get(NUM_RETAINED) < 1) {
+            problems.add(NUM_RETAINED.key(), "must be at least 1.", "use 2 (the default).");
+        }
         if (config.get(ENABLED) && config.get(INTERVAL).compareTo(Duration.ofMillis(10)) < 0) {
             problems.add(
                     INTERVAL.key(),

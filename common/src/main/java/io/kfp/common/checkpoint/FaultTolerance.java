@@ -46,6 +46,7 @@ public final class FaultTolerance {
                 config.get(CheckpointOptions.RETENTION) == CheckpointOptions.Retention.RETAIN_ON_CANCELLATION
                         ? ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION
                         : ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
+        flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, config.get(CheckpointOptions.NUM_RETAINED));
         flink.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, location(config.get(CheckpointOptions.DIRECTORY)));
         flink.set(
@@ -93,7 +94,7 @@ public final class FaultTolerance {
         }
     }
 
-    private static String location(String value) {
+    public static String location(String value) {
         try {
             return StorageLocations.toUri(value).toString();
         } catch (URISyntaxException e) {

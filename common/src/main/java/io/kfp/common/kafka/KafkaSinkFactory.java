@@ -1,24 +1,28 @@
 package io.kfp.common.kafka;
 
 import java.util.Properties;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 
-/** Builds the {@link KafkaSink} every job writes with, from validated {@link SinkOptions}. */
+/**
+ * Builds the {@link KafkaSink} every job writes with, from validated {@link SinkOptions}; an
+ * exactly-once one inside a {@link GuardedKafkaSink}, so a lost transaction is never silent.
+ */
 public final class KafkaSinkFactory {
 
     private KafkaSinkFactory() {}
 
     /** A sink writing {@code fields} of each element to {@code sink.topic}. */
-    public static <T> KafkaSink<T> create(ReadableConfig config, OutgoingRecord<T> fields) {
+    public static <T> Sink<T> create(ReadableConfig config, OutgoingRecord<T> fields) {
         return create(config, serializer(config, fields));
     }
 
     /** A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer} cannot express). */
-    public static <T> KafkaSink<T> create(
+    public static <T> Sink<T> create(
             ReadableConfig config, KafkaRecordSerializationSchema<T> serializer) {
         SinkOptions.Guarantee guarantee = config.get(SinkOptions.DELIVERY_GUARANTEE);
         KafkaSinkBuilder<T> builder =
@@ -30,6 +34,7 @@ public final class KafkaSinkFactory {
         if (guarantee == SinkOptions.Guarantee.EXACTLY_ONCE) {
             builder.setTransactionalIdPrefix(SinkOptions.transactionalIdPrefix(config))
                     .setTransactionNamingStrategy(config.get(SinkOptions.TRANSACTION_NAMING).toFlink());
+            return new GuardedKafkaSink<>(builder.build(), LostTransactionGuard.Settings.from(config));
         }
         return builder.build();
     }

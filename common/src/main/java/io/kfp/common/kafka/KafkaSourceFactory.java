@@ -9,12 +9,15 @@ import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 
-/** Builds the {@link KafkaSource} every job reads with, from validated {@link SourceOptions}. */
+/**
+ * Builds the {@link KafkaSource} every job reads with, from validated {@link SourceOptions}, inside
+ * a {@link GuardedKafkaSource} that checks the offsets it resumes from still exist.
+ */
 public final class KafkaSourceFactory {
 
     private KafkaSourceFactory() {}
 
-    public static <T> KafkaSource<T> create(
+    public static <T> GuardedKafkaSource<T> create(
             ReadableConfig config, KafkaRecordDeserializationSchema<T> deserializer) {
         KafkaSourceBuilder<T> builder =
                 KafkaSource.<T>builder()
@@ -32,7 +35,7 @@ public final class KafkaSourceFactory {
         } else {
             builder.setTopics(SourceOptions.topics(config));
         }
-        return builder.build();
+        return new GuardedKafkaSource<>(builder.build(), GuardedKafkaSource.Settings.from(config));
     }
 
     /**

@@ -74,6 +74,25 @@ public final class SinkOptions implements OptionGroup {
         }
     }
 
+    /** What the sink does when a restored transaction turns out aborted or forgotten by the broker. */
+    public enum LostTransactions {
+        /** Stop the job without restarts, naming the transaction and the ways out. */
+        FAIL("fail"),
+        /** Log a warning, count it in kfpLostTransactions and go on without those records. */
+        ACCEPT("accept");
+
+        private final String text;
+
+        LostTransactions(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
     public static final ConfigOption<String> TOPIC =
             key("sink.topic").stringType().noDefaultValue().withDescription("Topic to write to.");
 
@@ -118,7 +137,29 @@ public final class SinkOptions implements OptionGroup {
                     .withDescription(
                             "incrementing: a new transactional id per checkpoint; pooling: reuse"
                                     + " a small pool of ids (fewer producer ids kept by the"
-                                    + " broker).");
+                                    + " broker). Caveat (connector 5.0.0, FLINK-40626): with"
+                                    + " pooling, a transaction superseded by a downscale or a prefix"
+                                    + " change can stay open and hold back read_committed readers"
+                                    + " until it times out; preflight warns when it finds such open"
+                                    + " transactions. A checkpoint or savepoint written with pooling"
+                                    + " cannot be resumed with incrementing (refused at restore).");
+
+    public static final ConfigOption<LostTransactions> LOST_TRANSACTIONS =
+            key("sink.lost-transactions")
+                    .enumType(LostTransactions.class)
+                    .defaultValue(LostTransactions.FAIL)
+                    .withDescription(
+                            "Exactly-once: what happens when a transaction restored from a"
+                                    + " checkpoint or savepoint can no longer be committed because"
+                                    + " the broker aborted it (the job was down longer than"
+                                    + " sink.transaction-timeout) or forgot its id (down longer than"
+                                    + " the broker's transactional.id.expiration.ms, 7 days). The"
+                                    + " connector alone logs an error and goes on without that"
+                                    + " checkpoint's records, or fails over forever. fail: the job"
+                                    + " stops, without restarts, naming the transaction; resume"
+                                    + " from the checkpoint before it to write those records"
+                                    + " again, or with accept. accept: a warning, the"
+                                    + " kfpLostTransactions metric, and the job goes on without them.");
 
     public static final ConfigOption<SinkPartitioner> PARTITIONER =
             key("sink.partitioner")
@@ -178,6 +219,7 @@ public final class SinkOptions implements OptionGroup {
                 TRANSACTIONAL_ID_PREFIX,
                 TRANSACTION_TIMEOUT,
                 TRANSACTION_NAMING,
+                LOST_TRANSACTIONS,
                 PARTITIONER,
                 WRITE_TIMESTAMPS,
                 BATCH_SIZE,

@@ -87,7 +87,12 @@ public final class SourceOptions implements OptionGroup {
                     .defaultValue(StartingOffsets.OffsetReset.EARLIEST)
                     .withDescription(
                             "Start of a partition that has no committed offset: earliest, latest,"
-                                    + " or none (fail).");
+                                    + " or none (fail). Also where a partition resumes when the"
+                                    + " offset in its checkpoint, savepoint or consumer group was"
+                                    + " deleted by retention: earliest and latest skip to the oldest"
+                                    + " record left or to the end, with a warning naming the"
+                                    + " partition and how many offsets are skipped (metric"
+                                    + " kfpOffsetsSkipped); none fails the job, naming them.");
 
     public static final ConfigOption<Boolean> COMMIT_OFFSETS_ON_CHECKPOINT =
             key("source.commit-offsets-on-checkpoint")

@@ -1,17 +1,24 @@
 package io.kfp.common.kafka;
 
+import java.util.List;
+import java.util.Optional;
 import org.apache.flink.api.common.serialization.SerializationSchema;
-import org.apache.flink.metrics.Counter;
+import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetIdentifier;
+import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacetProvider;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.metrics.Counter;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Writes each element to one topic, with the sink's partitioner and timestamp setting, and
  * counts what it writes in the task's metrics ({@value #RECORDS_METRIC}, {@value #BYTES_METRIC}:
- * key plus value bytes).
+ * key plus value bytes). Names its topic to the connector ({@link KafkaDatasetFacetProvider}):
+ * lineage, and pooling transaction naming, which fails the job without it.
  */
-public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
+public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
 
     private static final long serialVersionUID = 1L;
 
@@ -37,6 +44,11 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
         this.fields = fields;
         this.partitioner = partitioner;
         this.writeTimestamps = writeTimestamps;
+    }
+
+    @Override
+    public Optional<KafkaDatasetFacet> getKafkaDatasetFacet() {
+        return Optional.of(new DefaultKafkaDatasetFacet(DefaultKafkaDatasetIdentifier.ofTopics(List.of(topic))));
     }
 
     @Override

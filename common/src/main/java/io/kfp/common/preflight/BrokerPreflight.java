@@ -2,6 +2,7 @@ package io.kfp.common.preflight;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.SinkOptions;
@@ -100,6 +101,7 @@ public final class BrokerPreflight {
             if (problems.isEmpty() && config != null && requirements.exactlyOnceTransactionTimeout().isPresent()) {
                 secondCopyWarning(SinkOptions.transactionalIdPrefix(config), config.get(CheckpointOptions.INTERVAL), view)
                         .ifPresent(warnings);
+                lingeringWarning(config, view).ifPresent(warnings);
             }
             return problems;
         }
@@ -138,6 +140,62 @@ public final class BrokerPreflight {
                 + " every record twice and fence each other's transactions: stop one, or give this one its own"
                 + " job.instance-id. If a job of this prefix crashed just now, these are its last transactions and this"
                 + " job aborts them as it starts.");
+    }
+
+    /**
+     * ONGOING transactions this job will not abort as it starts, yet which hold back every
+     * read_committed reader of the partitions they wrote to until they time out: those of another
+     * prefix of this job's name (a job.instance-id no longer used) that began longer ago than a
+     * running job's would have, and, with pooling naming, those of this prefix whose sink subtask
+     * is beyond the job's parallelism (after a downscale; FLINK-40626). A listing that fails is
+     * reported by {@link #secondCopyWarning}.
+     */
+    static Optional<String> lingeringWarning(ReadableConfig config, BrokerView view) {
+        String prefix = SinkOptions.transactionalIdPrefix(config);
+        boolean derived = config.getOptional(SinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
+        String scope = derived ? "kfp." + config.get(JobOptions.NAME) + "." : prefix;
+        Duration recent = max(config.get(CheckpointOptions.INTERVAL).multipliedBy(3), Duration.ofSeconds(30));
+        boolean pooling = config.get(SinkOptions.TRANSACTION_NAMING) == SinkOptions.TransactionNaming.POOLING;
+        Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
+        Map<String, Long> open;
+        try {
+            open = view.ongoingTransactions(scope);
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+        long now = System.currentTimeMillis();
+        List<String> lingering = new ArrayList<>();
+        open.forEach((id, began) -> {
+            if (began < 0 || now - began < recent.toMillis()) {
+                return;
+            }
+            boolean ours = id.startsWith(prefix + "-");
+            boolean superseded = ours && pooling && parallelism.isPresent() && subtaskOf(id) >= parallelism.get();
+            if (!ours || superseded) {
+                lingering.add(id + " (open " + TimeUtils.formatWithHighestUnit(Duration.ofSeconds((now - began) / 1000))
+                        + (superseded ? ", of a sink subtask beyond parallelism " + parallelism.get() : "") + ")");
+            }
+        });
+        if (lingering.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(lingering.size() + (lingering.size() == 1 ? " transaction" : " transactions")
+                + " this job will not abort " + (lingering.size() == 1 ? "is" : "are") + " still open: "
+                + String.join(", ", lingering.subList(0, Math.min(3, lingering.size())))
+                + (lingering.size() > 3 ? ", ..." : "") + ". Until each times out, read_committed readers of the"
+                + " partitions it wrote to see nothing past it. If no running job uses its prefix any more (an old"
+                + " job.instance-id, a downscale with pooling naming), end it: kafka-transactions.sh"
+                + " --bootstrap-server ... forceTerminateTransaction --transactionalId ID.");
+    }
+
+    /** The sink subtask in a connector transactional id (prefix-subtask-counter); -1 if it has none. */
+    private static int subtaskOf(String transactionalId) {
+        String[] parts = transactionalId.split("-");
+        try {
+            return parts.length < 3 ? -1 : Integer.parseInt(parts[parts.length - 2]);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static Duration max(Duration a, Duration b) {

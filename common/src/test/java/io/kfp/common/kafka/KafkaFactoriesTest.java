@@ -9,6 +9,7 @@ import java.util.Properties;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
@@ -121,18 +122,21 @@ class KafkaFactoriesTest {
 
     @Test
     void sinkCarriesTheGuaranteeAndATransactionalPrefixOnlyForExactlyOnce() throws Exception {
-        KafkaSink<String> exactlyOnce = KafkaSinkFactory.create(config(), UTF8_VALUE);
+        Sink<String> guarded = KafkaSinkFactory.create(config(), UTF8_VALUE);
+        assertThat(guarded).as("exactly-once sinks are guarded").isInstanceOf(GuardedKafkaSink.class);
+        KafkaSink<String> exactlyOnce = ((GuardedKafkaSink<String>) guarded).delegate();
         assertThat(field(exactlyOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(field(exactlyOnce, "transactionalIdPrefix")).isEqualTo("kfp.relay-job.default");
         assertThat((Properties) field(exactlyOnce, "kafkaProducerConfig"))
                 .containsEntry("transaction.timeout.ms", "900000");
 
-        KafkaSink<String> atLeastOnce =
+        KafkaSink<String> atLeastOnce = (KafkaSink<String>)
                 KafkaSinkFactory.create(config("--sink.delivery-guarantee", "at-least-once"), UTF8_VALUE);
         assertThat(field(atLeastOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(field(atLeastOnce, "transactionalIdPrefix")).isNull();
 
-        KafkaSink<String> none = KafkaSinkFactory.create(config("--sink.delivery-guarantee", "none"), UTF8_VALUE);
+        KafkaSink<String> none =
+                (KafkaSink<String>) KafkaSinkFactory.create(config("--sink.delivery-guarantee", "none"), UTF8_VALUE);
         assertThat(field(none, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.NONE);
     }
 
@@ -141,7 +145,7 @@ class KafkaFactoriesTest {
         KafkaSource<String> byTopics =
                 KafkaSourceFactory.create(
                         config("--source.topics", "a, b"),
-                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
+                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema())).delegate();
         assertThat(byTopics.getProducedType()).isEqualTo(Types.STRING);
         assertThat(field(byTopics, "subscriber").toString()).contains("a", "b");
         assertThat((Properties) field(byTopics, "props"))
@@ -154,7 +158,7 @@ class KafkaFactoriesTest {
                 KafkaSourceFactory.create(
                         config("--source.topics", "", "--source.topic-pattern", "in-.*",
                                 "--source.starting-offsets", "latest"),
-                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()));
+                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema())).delegate();
         assertThat(field(byPattern, "subscriber").getClass().getSimpleName()).contains("Pattern");
         assertThat(((OffsetsInitializer) field(byPattern, "startingOffsetsInitializer")).getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.LATEST);

@@ -145,4 +145,38 @@ class BrokerPreflightTest {
         assertThat(BrokerPreflight.secondCopyWarning("kfp.relay-job.default", Duration.ofSeconds(20), broker))
                 .get().asString().contains("less than 1 min ago");
     }
+
+    private static org.apache.flink.configuration.Configuration job(String... settings) {
+        org.apache.flink.configuration.Configuration c = new org.apache.flink.configuration.Configuration();
+        c.setString("job.name", "relay-job");
+        for (int i = 0; i < settings.length; i += 2) {
+            c.setString(settings[i], settings[i + 1]);
+        }
+        return c;
+    }
+
+    @Test
+    void oldOpenTransactionsOfAnotherInstanceOrBeyondAPooledDownscaleAreNamedAsLingering() {
+        long now = System.currentTimeMillis();
+        broker.ongoing.put("kfp.relay-job.old-0-12", now - 600_000); // an instance id no longer used
+        broker.ongoing.put("kfp.relay-job.eu-0-7", now - 1_000); // a running instance: young
+        broker.ongoing.put("kfp.relay-job.default-0-41", now - 600_000); // ours: this job aborts it
+        broker.ongoing.put("kfp.relay-job.default-3-2", now - 600_000); // ours, subtask 3
+        broker.ongoing.put("kfp.other-job.old-0-1", now - 600_000); // another job's name
+
+        assertThat(BrokerPreflight.lingeringWarning(job(), broker)).get().asString()
+                .startsWith("1 transaction this job will not abort is still open: kfp.relay-job.old-0-12 (open 10 min).")
+                .contains("read_committed readers", "forceTerminateTransaction --transactionalId ID");
+
+        assertThat(BrokerPreflight.lingeringWarning(
+                        job("sink.transaction-naming", "pooling", "job.parallelism", "2"), broker))
+                .get().asString()
+                .startsWith("2 transactions this job will not abort are still open: ")
+                .contains("kfp.relay-job.default-3-2 (open 10 min, of a sink subtask beyond parallelism 2)")
+                .doesNotContain("default-0-41", "eu-0-7", "other-job");
+
+        broker.ongoing.clear();
+        broker.ongoing.put("kfp.relay-job.default-0-41", now - 600_000);
+        assertThat(BrokerPreflight.lingeringWarning(job(), broker)).isEmpty();
+    }
 }

@@ -1,0 +1,283 @@
+package io.kfp.common.kafka;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.streaming.api.lineage.LineageVertex;
+import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connector's {@link KafkaSource} with its reader checking where each partition resumes.
+ * A split resumed at an offset retention has deleted (from a checkpoint or savepoint, or from the
+ * consumer group's committed offsets) would make the consumer jump to its reset position without a
+ * word: the records in between are gone for this job. Before the reader gets such a split, it
+ * asks the broker for the partition's oldest and newest offsets and, per {@code
+ * source.offset-reset}: earliest (the default) resumes at the oldest record left, latest at the
+ * end, both with a WARN naming the partition and how many offsets it skips, counted in {@value
+ * #METRIC}; none fails the job without restarts, naming them. An offset beyond the end (the topic
+ * was deleted and created again) is warned about and reset the same way. What it misses: records
+ * deleted while the job runs and lags behind retention (the consumer resets by itself then).
+ */
+public final class GuardedKafkaSource<T>
+        implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>, ResultTypeQueryable<T>, LineageVertexProvider {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(GuardedKafkaSource.class);
+
+    /** Offsets skipped because retention had deleted them before the job resumed there. */
+    public static final String METRIC = "kfpOffsetsSkipped";
+
+    private static final Duration ASK_TIMEOUT = Duration.ofSeconds(30);
+
+    private final KafkaSource<T> delegate;
+    private final Settings settings;
+
+    /** What the check needs, built where the source is. */
+    public record Settings(String job, StartingOffsets.OffsetReset reset, Properties connection) implements Serializable {
+        static Settings from(ReadableConfig config) {
+            return new Settings(
+                    config.getOptional(io.kfp.common.config.JobOptions.NAME).orElse("the job"),
+                    config.get(SourceOptions.OFFSET_RESET),
+                    KafkaClientOptions.connectionProperties(config));
+        }
+    }
+
+    /** A partition's oldest and next offsets, as the broker says. */
+    @FunctionalInterface
+    interface Bounds {
+        Map<TopicPartition, long[]> of(Collection<TopicPartition> partitions) throws Exception;
+    }
+
+    GuardedKafkaSource(KafkaSource<T> delegate, Settings settings) {
+        this.delegate = delegate;
+        this.settings = settings;
+    }
+
+    /** The connector's source inside. */
+    public KafkaSource<T> delegate() {
+        return delegate;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return delegate.getBoundedness();
+    }
+
+    @Override
+    public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context) throws Exception {
+        return new Reader<>(delegate.createReader(context), settings,
+                context.metricGroup().counter(METRIC), partitions -> bounds(settings.connection(), partitions));
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context) throws Exception {
+        return delegate.createEnumerator(context);
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState checkpoint) throws Exception {
+        return delegate.restoreEnumerator(context, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaPartitionSplit> getSplitSerializer() {
+        return delegate.getSplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaSourceEnumState> getEnumeratorCheckpointSerializer() {
+        return delegate.getEnumeratorCheckpointSerializer();
+    }
+
+    @Override
+    public TypeInformation<T> getProducedType() {
+        return delegate.getProducedType();
+    }
+
+    @Override
+    public LineageVertex getLineageVertex() {
+        return delegate.getLineageVertex();
+    }
+
+    private static Map<TopicPartition, long[]> bounds(Properties connection, Collection<TopicPartition> partitions)
+            throws Exception {
+        try (Admin admin = Admin.create(connection)) {
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            partitions.forEach(tp -> {
+                earliest.put(tp, OffsetSpec.earliest());
+                latest.put(tp, OffsetSpec.latest());
+            });
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> first =
+                    admin.listOffsets(earliest).all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> next =
+                    admin.listOffsets(latest).all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, long[]> bounds = new HashMap<>();
+            partitions.forEach(tp -> bounds.put(tp, new long[] {first.get(tp).offset(), next.get(tp).offset()}));
+            return bounds;
+        }
+    }
+
+    /** The connector's reader, given splits whose start is known to exist. */
+    static final class Reader<T> implements SourceReader<T, KafkaPartitionSplit> {
+        private final SourceReader<T, KafkaPartitionSplit> delegate;
+        private final Settings settings;
+        private final Counter skipped;
+        private final Bounds bounds;
+
+        Reader(SourceReader<T, KafkaPartitionSplit> delegate, Settings settings, Counter skipped, Bounds bounds) {
+            this.delegate = delegate;
+            this.settings = settings;
+            this.skipped = skipped;
+            this.bounds = bounds;
+        }
+
+        @Override
+        public void addSplits(List<KafkaPartitionSplit> splits) {
+            delegate.addSplits(checked(splits));
+        }
+
+        List<KafkaPartitionSplit> checked(List<KafkaPartitionSplit> splits) {
+            List<TopicPartition> resumed = splits.stream()
+                    .filter(s -> s.getStartingOffset() >= 0)
+                    .map(KafkaPartitionSplit::getTopicPartition)
+                    .toList();
+            if (resumed.isEmpty()) {
+                return splits;
+            }
+            Map<TopicPartition, long[]> known;
+            try {
+                known = bounds.of(resumed);
+            } catch (Exception e) {
+                // Fail over and ask again rather than let the consumer jump without a word.
+                throw new IllegalStateException("could not ask the broker for the oldest and newest offsets of "
+                        + resumed + " to check the offsets this job resumes from", e);
+            }
+            List<KafkaPartitionSplit> result = new ArrayList<>(splits.size());
+            List<String> refused = new ArrayList<>();
+            for (KafkaPartitionSplit split : splits) {
+                long[] range = known.get(split.getTopicPartition());
+                long start = split.getStartingOffset();
+                if (start < 0 || range == null || (start >= range[0] && start <= range[1])) {
+                    result.add(split);
+                    continue;
+                }
+                String where = split.getTopicPartition() + ": resuming at offset " + start + ", but "
+                        + (start < range[0]
+                                ? "retention has deleted everything before offset " + range[0] + " ("
+                                        + (range[0] - start) + " offsets)"
+                                : "the partition ends at offset " + range[1]
+                                        + " (was the topic deleted and created again?)");
+                if (settings.reset() == StartingOffsets.OffsetReset.NONE) {
+                    refused.add(where);
+                    continue;
+                }
+                long to = settings.reset() == StartingOffsets.OffsetReset.EARLIEST ? range[0] : range[1];
+                if (start < range[0]) {
+                    long lost = to - start;
+                    skipped.inc(lost);
+                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}): {} {} of this partition"
+                                    + " will not be read. Raise the topic's retention.ms, or keep the job from falling"
+                                    + " behind it, so it does not happen again.",
+                            where, to, settings.reset(), lost, lost == 1 ? "offset" : "offsets");
+                } else {
+                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}).", where, to, settings.reset());
+                }
+                result.add(new KafkaPartitionSplit(split.getTopicPartition(), to,
+                        split.getStoppingOffset().orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET)));
+            }
+            if (!refused.isEmpty()) {
+                throw new SuppressRestartsException(new IllegalStateException(settings.job()
+                        + " cannot resume where it stopped - " + String.join("; ", refused)
+                        + ". source.offset-reset is none, so it does not guess. To go on from the oldest record"
+                        + " left, knowing the rest is not read, resume with --source.offset-reset earliest; to"
+                        + " read those records, restore them to the topic first."));
+            }
+            return result;
+        }
+
+        @Override
+        public void start() {
+            delegate.start();
+        }
+
+        @Override
+        public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+            return delegate.pollNext(output);
+        }
+
+        @Override
+        public List<KafkaPartitionSplit> snapshotState(long checkpointId) {
+            return delegate.snapshotState(checkpointId);
+        }
+
+        @Override
+        public CompletableFuture<Void> isAvailable() {
+            return delegate.isAvailable();
+        }
+
+        @Override
+        public void notifyNoMoreSplits() {
+            delegate.notifyNoMoreSplits();
+        }
+
+        @Override
+        public void handleSourceEvents(SourceEvent event) {
+            delegate.handleSourceEvents(event);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            delegate.notifyCheckpointComplete(checkpointId);
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long checkpointId) throws Exception {
+            delegate.notifyCheckpointAborted(checkpointId);
+        }
+
+        @Override
+        public void pauseOrResumeSplits(Collection<String> pause, Collection<String> resume) {
+            delegate.pauseOrResumeSplits(pause, resume);
+        }
+
+        @Override
+        public void close() throws Exception {
+            delegate.close();
+        }
+    }
+}
