@@ -142,10 +142,13 @@ public final class GuardedKafkaSource<T>
                 earliest.put(tp, OffsetSpec.earliest());
                 latest.put(tp, OffsetSpec.latest());
             });
+            // Both questions in flight at once: this runs while the job (re)starts.
+            ListOffsetsResult firstAsked = admin.listOffsets(earliest);
+            ListOffsetsResult nextAsked = admin.listOffsets(latest);
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> first =
-                    admin.listOffsets(earliest).all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    firstAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> next =
-                    admin.listOffsets(latest).all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    nextAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             Map<TopicPartition, long[]> bounds = new HashMap<>();
             partitions.forEach(tp -> bounds.put(tp, new long[] {first.get(tp).offset(), next.get(tp).offset()}));
             return bounds;
