@@ -81,6 +81,19 @@ class DeployEndToEndTest {
         assertThat(get("http://127.0.0.1:" + first + "/metrics")).contains("flink_jobmanager_");
     }
 
+    @Test
+    void theRestApiRunsNoUploadedJars() throws Exception {
+        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        assertThat(status(rest + "/jobs/overview")).as("the REST API answers").isEqualTo(200);
+        assertThat(status(rest + "/jars")).as("web.submit.enable: false").isEqualTo(404);
+    }
+
+    private static int status(String url) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
     @AfterAll
     static void stopEverything() {
         // By PID, via kfp; each step even if an earlier one failed.

@@ -1,5 +1,6 @@
 package io.kfp.embedded;
 
+import io.kfp.common.entry.StreamEnvironments;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
@@ -28,8 +29,7 @@ public final class EmbeddedFlink implements AutoCloseable {
     public static EmbeddedFlink start(int slots, int defaultParallelism) throws Exception {
         Configuration config = new Configuration();
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
-        config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-        config.set(RestOptions.ADDRESS, "127.0.0.1");
+        StreamEnvironments.loopbackOnly(config);
         config.set(RestOptions.BIND_PORT, "0");
         MiniCluster cluster =
                 new MiniCluster(

@@ -96,6 +96,20 @@ public final class EmbeddedKafka implements AutoCloseable {
         return cluster.bootstrapServers();
     }
 
+    /**
+     * The ports the broker and its controller listen on. On every interface, not only loopback:
+     * Kafka's test kit binds them before the broker starts, without a host.
+     */
+    public List<Integer> ports() {
+        List<Integer> ports = new ArrayList<>();
+        for (String servers : List.of(cluster.bootstrapServers(), cluster.bootstrapControllers())) {
+            for (String hostPort : servers.split(",")) {
+                ports.add(Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1)));
+            }
+        }
+        return ports;
+    }
+
     /** An admin client for this broker; close it. */
     public Admin admin() {
         Properties props = new Properties();

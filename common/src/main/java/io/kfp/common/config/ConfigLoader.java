@@ -321,7 +321,10 @@ public final class ConfigLoader {
                     value = arg.substring(equals + 1);
                 } else {
                     key = arg.substring(2);
-                    boolean nextIsValue = i + 1 < args.length && !args[i + 1].startsWith("--");
+                    // A secret is never a bare switch: its value may start with "--" and must not be
+                    // read as the next option, which would be printed back as unknown.
+                    boolean nextIsValue = i + 1 < args.length
+                            && (!args[i + 1].startsWith("--") || SecretRedaction.isSecret(key));
                     // A bare --flag means true, so boolean switches read naturally.
                     value = nextIsValue ? args[++i] : "true";
                 }

@@ -6,6 +6,9 @@ import io.kfp.common.config.JobOptions;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
@@ -17,6 +20,22 @@ public final class StreamEnvironments {
     private static final Logger LOG = LoggerFactory.getLogger(StreamEnvironments.class);
 
     private StreamEnvironments() {}
+
+    /**
+     * {@code config} with every listener of an in-process cluster (MiniCluster) on loopback: REST,
+     * RPC, and the blob server, which binds to {@code jobmanager.bind-host}, else to every
+     * interface. For the embedded runner and the tests; a standalone cluster is configured by its
+     * own config.yaml.
+     */
+    public static Configuration loopbackOnly(Configuration config) {
+        config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        config.set(RestOptions.ADDRESS, "127.0.0.1");
+        config.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
+        config.set(JobManagerOptions.ADDRESS, "127.0.0.1");
+        config.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        config.set(TaskManagerOptions.HOST, "127.0.0.1");
+        return config;
+    }
 
     /** Builds {@code workflow} in the job's environment and runs it until it ends. */
     public static JobExecutionResult execute(ReadableConfig config, Configuration jobSettings, Workflow workflow)

@@ -196,6 +196,18 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aSecretsValueThatStartsWithTwoDashesIsItsValueNotAnUnknownOption() {
+        ConfigLoader.Loaded loaded = ConfigLoader.load(
+                new String[] {"--kafka.properties.ssl.key.password", "--s3cr3t", "--sink.topic", "out"},
+                Map.of(), Map.of(), GROUPS);
+        assertThat(loaded.raw().values())
+                .containsEntry("kafka.properties.ssl.key.password", "--s3cr3t")
+                .containsEntry("sink.topic", "out")
+                .doesNotContainKey("s3cr3t");
+        assertThat(loaded.syntaxProblems()).isEmpty();
+    }
+
+    @Test
     void commandLineFormsAndHelp() {
         ConfigLoader.Loaded loaded =
                 ConfigLoader.load(
