@@ -1,7 +1,10 @@
 package io.kfp.embedded;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,26 +15,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * A real Kafka 4.2 broker in this JVM: one node in combined KRaft mode (broker and controller),
- * on a free loopback port, its data in a directory removed on close. Configured for one node
- * (replication factors 1) and for our exactly-once sinks (transactions up to an hour).
+ * both listeners on free ports of 127.0.0.1 only (nothing beyond this machine reaches them), its
+ * data in a directory removed on close. Configured for one node (replication factors 1) and for
+ * our exactly-once sinks (transactions up to an hour). Formatted and started with Kafka's own
+ * storage formatter and server class, as {@code kafka-storage.sh format} and {@code
+ * kafka-server-start.sh} do. (Kafka's test kit would bind the listeners on every interface.)
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
     /** Admits our sinks' 15 min default with room for tests that raise it. */
     public static final long TRANSACTION_MAX_TIMEOUT_MS = Duration.ofHours(1).toMillis();
 
-    private final KafkaClusterTestKit cluster;
+    private static final int NODE_ID = 1;
 
-    private EmbeddedKafka(KafkaClusterTestKit cluster) {
-        this.cluster = cluster;
+    private final KafkaRaftServer server;
+    private final Path dataDir;
+    private final int brokerPort;
+    private final int controllerPort;
+
+    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort) {
+        this.server = server;
+        this.dataDir = dataDir;
+        this.brokerPort = brokerPort;
+        this.controllerPort = controllerPort;
     }
 
     /** Starts a broker with its data under {@code parentDir}; returns once it serves requests. */
@@ -43,12 +61,25 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings) throws Exception {
         Files.createDirectories(parentDir);
         Path dataDir = Files.createTempDirectory(parentDir.toAbsolutePath(), "kafka-");
+        int brokerPort = freeLoopbackPort();
+        int controllerPort = freeLoopbackPort();
         Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("process.roles", "broker,controller");
+        settings.put("node.id", String.valueOf(NODE_ID));
+        settings.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
+        settings.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        settings.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        settings.put("controller.listener.names", "CONTROLLER");
+        settings.put("inter.broker.listener.name", "PLAINTEXT");
+        settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        settings.put("log.dirs", dataDir.toString());
         settings.put("transaction.state.log.replication.factor", "1");
         settings.put("transaction.state.log.min.isr", "1");
         settings.put("transaction.state.log.num.partitions", "4");
         settings.put("offsets.topic.replication.factor", "1");
         settings.put("offsets.topic.num.partitions", "4");
+        settings.put("share.coordinator.state.topic.replication.factor", "1");
+        settings.put("share.coordinator.state.topic.min.isr", "1");
         settings.put("group.initial.rebalance.delay.ms", "0");
         settings.put("transaction.max.timeout.ms", String.valueOf(TRANSACTION_MAX_TIMEOUT_MS));
         // Keep everything: data with old timestamps would otherwise be deleted under the jobs.
@@ -56,58 +87,68 @@ public final class EmbeddedKafka implements AutoCloseable {
         // Topics are created on purpose, so a misspelt topic is an error, not a new topic.
         settings.put("auto.create.topics.enable", "false");
         settings.putAll(brokerSettings);
+        KafkaConfig config = new KafkaConfig(settings, false);
 
-        KafkaClusterTestKit.Builder builder =
-                new KafkaClusterTestKit.Builder(
-                        new TestKitNodes.Builder()
-                                // What a freshly formatted 4.2 broker runs, not the test kit's
-                                // newest unreleased metadata version.
-                                .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
-                                .setCombined(true)
-                                .setNumBrokerNodes(1)
-                                .setNumControllerNodes(1)
-                                .setBaseDirectory(dataDir)
-                                .build());
-        settings.forEach(builder::setConfigProp);
-        KafkaClusterTestKit cluster = builder.setDeleteOnClose(true).build();
+        new Formatter()
+                // It prints its bootstrap records; nobody needs them.
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8))
+                .setNodeId(NODE_ID)
+                .setClusterId(Uuid.randomUuid().toString())
+                .setDirectories(List.of(dataDir.toString()))
+                .setMetadataLogDirectory(dataDir.toString())
+                .setControllerListenerName("CONTROLLER")
+                .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+                // What a freshly formatted 4.2 broker runs, not the newest unreleased metadata version.
+                .setReleaseVersion(MetadataVersion.latestProduction())
+                .run();
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, dataDir, brokerPort, controllerPort);
         try {
-            formatQuietly(cluster);
-            cluster.startup();
-            cluster.waitForReadyBrokers();
+            server.startup();
+            kafka.awaitReady();
         } catch (Exception e) {
-            cluster.close();
+            kafka.close();
             throw e;
         }
-        return new EmbeddedKafka(cluster);
+        return kafka;
     }
 
-    /** Kafka's storage formatter prints its bootstrap records to stdout; nobody needs them. */
-    private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
-        PrintStream stdout = System.out;
-        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-        try {
-            cluster.format();
-        } finally {
-            System.setOut(stdout);
+    /**
+     * A port free on 127.0.0.1 now. The controller's must be known before it starts (the quorum
+     * names it), so both are chosen here; another process taking one in between fails the start.
+     */
+    private static int freeLoopbackPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Until the broker has registered with its controller and answers metadata requests. */
+    private void awaitReady() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Admin admin = admin()) {
+            Exception last = null;
+            while (System.nanoTime() < deadline) {
+                try {
+                    if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                        return;
+                    }
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    last = e;
+                }
+                Thread.sleep(50);
+            }
+            throw new IllegalStateException("the embedded broker did not register within 60 s", last);
         }
     }
 
     public String bootstrapServers() {
-        return cluster.bootstrapServers();
+        return "127.0.0.1:" + brokerPort;
     }
 
-    /**
-     * The ports the broker and its controller listen on. On every interface, not only loopback:
-     * Kafka's test kit binds them before the broker starts, without a host.
-     */
+    /** The ports the broker and its controller listen on (127.0.0.1). */
     public List<Integer> ports() {
-        List<Integer> ports = new ArrayList<>();
-        for (String servers : List.of(cluster.bootstrapServers(), cluster.bootstrapControllers())) {
-            for (String hostPort : servers.split(",")) {
-                ports.add(Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1)));
-            }
-        }
-        return ports;
+        return List.of(brokerPort, controllerPort);
     }
 
     /** An admin client for this broker; close it. */
@@ -163,6 +204,22 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        cluster.close();
+        try {
+            server.shutdown();
+            server.awaitShutdown();
+        } finally {
+            deleteRecursively(dataDir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

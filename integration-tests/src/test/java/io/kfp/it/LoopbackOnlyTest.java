@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The Flink cluster {@code ./run-pipeline} and the tests start (REST, RPC, blob server) listens on
- * loopback only, as {@code ss -ltnp} would show: nothing on the machine's other interfaces can
- * reach it. Not yet the embedded broker: Kafka's test kit binds its two listeners on every
- * interface before the broker starts, so they are named here and left out.
+ * What {@code ./run-pipeline} and the tests start - the embedded broker (broker and controller
+ * listeners), the embedded Flink cluster and the tests' shared one (REST, RPC, blob server) -
+ * listens on loopback only, as {@code ss -ltnp} would show: nothing on the machine's other
+ * interfaces can reach it.
  */
 class LoopbackOnlyTest {
 
@@ -25,15 +25,16 @@ class LoopbackOnlyTest {
     static final MiniClusterExtension TESTS_CLUSTER = MiniClusters.withSlots(1);
 
     @Test
-    void theEmbeddedFlinkClusterListensOnLoopbackOnly() throws Exception {
+    void theEmbeddedBrokerAndClustersListenOnLoopbackOnly() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start(Path.of("target", "it-kafka"));
                 EmbeddedFlink flink = EmbeddedFlink.start(2, 1)) {
             List<ListeningSockets.Listener> listeners = ListeningSockets.ofThisProcess();
-            List<Integer> broker = kafka.ports();
-            System.out.println("listening: " + listeners + "; the broker's: " + broker);
-            List<ListeningSockets.Listener> flinks = listeners.stream().filter(l -> !broker.contains(l.port())).toList();
-            assertThat(flinks).as("REST and the blob server of both clusters at least").hasSizeGreaterThanOrEqualTo(4);
-            assertThat(flinks).allSatisfy(l -> assertThat(l.loopbackOnly()).as(l + " is loopback").isTrue());
+            System.out.println("listening: " + listeners);
+            assertThat(listeners.stream().map(ListeningSockets.Listener::port))
+                    .as("the broker's and controller's listeners are among them")
+                    .containsAll(kafka.ports());
+            assertThat(listeners).as("and REST and the blob server of both clusters").hasSizeGreaterThanOrEqualTo(6);
+            assertThat(listeners).allSatisfy(l -> assertThat(l.loopbackOnly()).as(l + " is loopback").isTrue());
         }
     }
 }
