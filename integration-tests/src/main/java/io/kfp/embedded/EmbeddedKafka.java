@@ -40,16 +40,22 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final int NODE_ID = 1;
 
+    /** The super user of a broker started {@link #startWithUsers with users}. */
+    public static final String ADMIN = "admin";
+
     private final KafkaRaftServer server;
     private final Path dataDir;
     private final int brokerPort;
     private final int controllerPort;
+    /** The admin's client settings; only a bootstrap server without users. */
+    private final Properties adminClient;
 
-    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort) {
+    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort, Properties adminClient) {
         this.server = server;
         this.dataDir = dataDir;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
+        this.adminClient = adminClient;
     }
 
     /** Starts a broker with its data under {@code parentDir}; returns once it serves requests. */
@@ -59,6 +65,42 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Like {@link #start(Path)}, with broker settings added or overridden. */
     public static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings) throws Exception {
+        return start(parentDir, brokerSettings, null);
+    }
+
+    /**
+     * A broker that authenticates and authorizes: its client listener is SASL_PLAINTEXT with the
+     * PLAIN mechanism for these users (name to password) and {@link #ADMIN} (password {@code
+     * adminPassword}, the super user {@link #admin()} uses); Kafka's StandardAuthorizer allows
+     * nothing without an ACL. The controller listener stays PLAINTEXT on loopback, its
+     * anonymous broker-to-controller principal a super user. TLS and SCRAM: not yet.
+     */
+    public static EmbeddedKafka startWithUsers(Path parentDir, String adminPassword, Map<String, String> users)
+            throws Exception {
+        return start(parentDir, Map.of(), new Users(adminPassword, users));
+    }
+
+    private record Users(String adminPassword, Map<String, String> passwords) {
+        String jaas() {
+            StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required")
+                    .append(" username=\"").append(ADMIN).append("\" password=\"").append(adminPassword).append('"')
+                    .append(" user_").append(ADMIN).append("=\"").append(adminPassword).append('"');
+            passwords.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+            return jaas.append(';').toString();
+        }
+    }
+
+    /** The client settings of {@code user} on a broker with users: SASL_PLAINTEXT, PLAIN. */
+    public static Properties clientOf(String user, String password) {
+        Properties props = new Properties();
+        props.setProperty("security.protocol", "SASL_PLAINTEXT");
+        props.setProperty("sasl.mechanism", "PLAIN");
+        props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " username=\"" + user + "\" password=\"" + password + "\";");
+        return props;
+    }
+
+    private static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings, Users users) throws Exception {
         Files.createDirectories(parentDir);
         Path dataDir = Files.createTempDirectory(parentDir.toAbsolutePath(), "kafka-");
         int brokerPort = freeLoopbackPort();
@@ -67,11 +109,22 @@ public final class EmbeddedKafka implements AutoCloseable {
         settings.put("process.roles", "broker,controller");
         settings.put("node.id", String.valueOf(NODE_ID));
         settings.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
-        settings.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        settings.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        String client = users == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+        settings.put("listeners", client + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        settings.put("advertised.listeners", client + "://127.0.0.1:" + brokerPort);
         settings.put("controller.listener.names", "CONTROLLER");
-        settings.put("inter.broker.listener.name", "PLAINTEXT");
-        settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        settings.put("inter.broker.listener.name", client);
+        settings.put("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
+        Properties adminClient = new Properties();
+        if (users != null) {
+            settings.put("sasl.enabled.mechanisms", "PLAIN");
+            settings.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            settings.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", users.jaas());
+            settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            settings.put("allow.everyone.if.no.acl.found", "false");
+            settings.put("super.users", "User:" + ADMIN + ";User:ANONYMOUS");
+            adminClient.putAll(clientOf(ADMIN, users.adminPassword()));
+        }
         settings.put("log.dirs", dataDir.toString());
         settings.put("transaction.state.log.replication.factor", "1");
         settings.put("transaction.state.log.min.isr", "1");
@@ -102,7 +155,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 .setReleaseVersion(MetadataVersion.latestProduction())
                 .run();
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-        EmbeddedKafka kafka = new EmbeddedKafka(server, dataDir, brokerPort, controllerPort);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, dataDir, brokerPort, controllerPort, adminClient);
         try {
             server.startup();
             kafka.awaitReady();
@@ -151,9 +204,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         return List.of(brokerPort, controllerPort);
     }
 
-    /** An admin client for this broker; close it. */
+    /** An admin client for this broker (its super user, when it has users); close it. */
     public Admin admin() {
         Properties props = new Properties();
+        props.putAll(adminClient);
         props.setProperty("bootstrap.servers", bootstrapServers());
         return Admin.create(props);
     }

@@ -51,6 +51,22 @@ public final class AdminBrokerView implements BrokerView {
     }
 
     @Override
+    public boolean mayDescribe(String topic) throws Exception {
+        try {
+            admin.describeTopics(List.of(topic)).allTopicNames().get(remainingMs(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TopicAuthorizationException) {
+                return false;
+            }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    @Override
     public Map<String, Integer> partitionCounts(Collection<String> topics) throws Exception {
         Map<String, Integer> counts = new LinkedHashMap<>();
         admin.describeTopics(topics)

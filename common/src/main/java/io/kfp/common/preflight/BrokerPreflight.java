@@ -30,6 +30,8 @@ import org.apache.kafka.common.errors.AuthorizationException;
  */
 public final class BrokerPreflight {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BrokerPreflight.class);
+
     /** Opens a view of the cluster; {@link AdminBrokerView#AdminBrokerView} in production. */
     @FunctionalInterface
     public interface BrokerViewFactory {
@@ -87,7 +89,7 @@ public final class BrokerPreflight {
             return List.of(clientNotCreated(requirements, e));
         }
         try (view) {
-            List<ConfigProblem> problems = check(requirements, view, timeout);
+            List<ConfigProblem> problems = check(requirements, view, timeout, warnings);
             if (!problems.isEmpty()) {
                 return problems;
             }
@@ -202,9 +204,20 @@ public final class BrokerPreflight {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    /** Every problem the cluster has with this job; empty when it may be submitted. */
+    /** Every problem the cluster has with this job; empty when it may be submitted. Skipped checks are logged. */
     public static List<ConfigProblem> check(
             Requirements requirements, BrokerView view, Duration timeout) {
+        return check(requirements, view, timeout, LOG::warn);
+    }
+
+    /**
+     * Every problem the cluster has with this job; empty when it may be submitted. A check this
+     * client is not authorized for (reading the brokers' transaction.max.timeout.ms needs
+     * DescribeConfigs on the cluster, which a job's least-privilege user lacks) is skipped with a
+     * warning naming it; every other check still runs.
+     */
+    public static List<ConfigProblem> check(
+            Requirements requirements, BrokerView view, Duration timeout, Consumer<String> warnings) {
         List<ConfigProblem> problems = new ArrayList<>();
         try {
             view.ping();
@@ -218,19 +231,25 @@ public final class BrokerPreflight {
         } catch (Exception e) {
             return List.of(failed(requirements, "list the topics", e));
         }
-        for (String input : requirements.inputTopics()) {
-            if (!topics.contains(input)) {
-                problems.add(missingTopic(SourceOptions.TOPICS.key(), "input", input, requirements));
+        record Needed(String key, String role, String topic) {}
+        List<Needed> needed = new ArrayList<>();
+        requirements.inputTopics().forEach(t -> needed.add(new Needed(SourceOptions.TOPICS.key(), "input", t)));
+        requirements.outputTopic().ifPresent(t -> needed.add(new Needed(SinkOptions.TOPIC.key(), "output", t)));
+        for (Needed n : needed) {
+            if (topics.contains(n.topic())) {
+                continue;
             }
+            boolean mayDescribe;
+            try {
+                mayDescribe = view.mayDescribe(n.topic());
+            } catch (Exception e) {
+                problems.add(failed(requirements, "describe the " + n.role() + " topic '" + n.topic() + "'", e));
+                continue;
+            }
+            problems.add(mayDescribe
+                    ? missingTopic(n.key(), n.role(), n.topic(), requirements)
+                    : notAuthorizedTopic(n.key(), n.role(), n.topic(), requirements));
         }
-        requirements
-                .outputTopic()
-                .filter(output -> !topics.contains(output))
-                .ifPresent(
-                        output ->
-                                problems.add(
-                                        missingTopic(
-                                                SinkOptions.TOPIC.key(), "output", output, requirements)));
 
         if (requirements.exactlyOnceTransactionTimeout().isPresent()) {
             Duration wanted = requirements.exactlyOnceTransactionTimeout().get();
@@ -238,6 +257,14 @@ public final class BrokerPreflight {
             try {
                 brokerMax = view.transactionMaxTimeoutMs();
             } catch (Exception e) {
+                if (unwrap(e) instanceof AuthorizationException) {
+                    warnings.accept("not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs"
+                            + " on the cluster): the check of sink.transaction-timeout ("
+                            + TransactionTimeoutPreflight.format(wanted) + ") against it is skipped. If it is"
+                            + " longer, the job fails at start with InvalidTxnTimeoutException; a stock broker"
+                            + " allows 15 min.");
+                    return problems;
+                }
                 problems.add(failed(requirements, "read the broker setting transaction.max.timeout.ms", e));
                 return problems;
             }
@@ -272,6 +299,21 @@ public final class BrokerPreflight {
                         + " create), or correct "
                         + key
                         + ".");
+    }
+
+    private static ConfigProblem notAuthorizedTopic(
+            String key, String role, String topic, Requirements requirements) {
+        String operations = role.equals("input") ? "Describe and Read" : "Describe and Write";
+        return new ConfigProblem(
+                key,
+                topic,
+                null,
+                "not authorized to describe the " + role + " topic '" + topic + "' on "
+                        + requirements.bootstrapServers() + " (the broker does not say whether it exists).",
+                "ask for " + operations + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
+                        + requirements.bootstrapServers() + " --add --allow-principal User:<the job's user>"
+                        + (role.equals("input") ? " --operation Describe --operation Read" : " --operation Describe --operation Write")
+                        + " --topic " + topic + ", or correct " + key + ".");
     }
 
     private static ConfigProblem unreachable(Requirements requirements, Duration timeout, Exception e) {

@@ -18,6 +18,15 @@ public interface BrokerView extends AutoCloseable {
     /** Names of all topics the client may see. */
     Set<String> topicNames() throws Exception;
 
+    /**
+     * Whether this client may describe {@code topic}. A broker leaves a topic the client may not
+     * describe out of the topic list, existing or not, so "not listed" alone does not mean
+     * "does not exist".
+     */
+    default boolean mayDescribe(String topic) throws Exception {
+        return true;
+    }
+
     /** Number of partitions of each of {@code topics} (all of which exist). */
     Map<String, Integer> partitionCounts(Collection<String> topics) throws Exception;
 

@@ -69,6 +69,17 @@ class BrokerPreflightTest {
     }
 
     @Test
+    void aTopicHiddenByAMissingDescribeAclIsNotAuthorizedNotMissing() {
+        broker.topics = Set.of("out");
+        broker.unauthorized = Set.of("in");
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
+        assertThat(p.key()).isEqualTo("source.topics");
+        assertThat(p.problem()).isEqualTo("not authorized to describe the input topic 'in' on localhost:9092"
+                + " (the broker does not say whether it exists).");
+        assertThat(p.fix()).contains("--operation Describe --operation Read --topic in").doesNotContain("--create");
+    }
+
+    @Test
     void brokerRefusingTheTransactionTimeoutIsCaughtBeforeSubmission() {
         broker.transactionMaxTimeoutMs = OptionalLong.of(300_000);
         ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
@@ -87,10 +98,24 @@ class BrokerPreflightTest {
     }
 
     @Test
-    void deniedDescribeConfigsSuggestsSkippingPreflight() {
+    void deniedDescribeConfigsSkipsOnlyThatCheckWithAWarning() {
         broker.configFailure = new ExecutionException(new ClusterAuthorizationException("denied"));
+        List<String> warnings = new java.util.ArrayList<>();
+        assertThat(BrokerPreflight.check(RELAY, broker, TIMEOUT, warnings::add)).isEmpty();
+        assertThat(warnings).singleElement().asString()
+                .startsWith("not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs on the cluster)")
+                .contains("sink.transaction-timeout (15 min) against it is skipped");
+
+        broker.topics = Set.of("out");
+        assertThat(BrokerPreflight.check(RELAY, broker, TIMEOUT, warnings::add))
+                .as("the other checks still run").extracting(ConfigProblem::key).containsExactly("source.topics");
+    }
+
+    @Test
+    void aBrokerConfigReadFailingForAnotherReasonIsAProblem() {
+        broker.configFailure = new ExecutionException(new KafkaException("broken"));
         ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT));
-        assertThat(p.problem()).contains("transaction.max.timeout.ms", "ClusterAuthorizationException");
+        assertThat(p.problem()).contains("transaction.max.timeout.ms");
         assertThat(p.fix()).contains("--preflight.skip");
     }
 

@@ -13,6 +13,8 @@ final class FakeBroker implements BrokerView {
     Exception topicsFailure;
     Exception configFailure;
     Set<String> topics = Set.of("in", "out");
+    /** Topics this client may not describe (left out of {@link #topics} by a real broker). */
+    Set<String> unauthorized = Set.of();
     OptionalLong transactionMaxTimeoutMs = OptionalLong.of(900_000);
     Map<String, Integer> partitions = new HashMap<>();
     /** Ongoing transactions: id -> start (epoch ms). */
@@ -33,6 +35,11 @@ final class FakeBroker implements BrokerView {
             throw topicsFailure;
         }
         return topics;
+    }
+
+    @Override
+    public boolean mayDescribe(String topic) {
+        return !unauthorized.contains(topic);
     }
 
     @Override

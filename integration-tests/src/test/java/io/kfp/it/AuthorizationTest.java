@@ -1,0 +1,174 @@
+package io.kfp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kfp.common.testing.MiniClusters;
+import io.kfp.embedded.EmbeddedJobs;
+import io.kfp.embedded.EmbeddedKafka;
+import io.kfp.relay.RelayJob;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The relay against a broker that authenticates (SASL PLAIN) and authorizes (StandardAuthorizer,
+ * nothing allowed without an ACL): with exactly the ACLs the relay README lists it copies every
+ * record once; without Describe on its input topic, preflight says "not authorized", not "does
+ * not exist".
+ */
+class AuthorizationTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+
+    static final String ADMIN_PASSWORD = "admin-s3cret";
+    static final String RELAY_PASSWORD = "relay-s3cret";
+    static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        kafka = EmbeddedKafka.startWithUsers(Path.of("target", "it-kafka"), ADMIN_PASSWORD,
+                Map.of("relay", RELAY_PASSWORD, "stranger", "stranger-s3cret"));
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    /** The ACLs the relay README lists for a relay of prefix/group {@code id}. */
+    static List<AclBinding> relayAcls(String user, String in, String out, String id) {
+        List<AclBinding> acls = new ArrayList<>();
+        acls.add(allow(user, ResourceType.TOPIC, in, PatternType.LITERAL, AclOperation.READ));
+        acls.add(allow(user, ResourceType.TOPIC, in, PatternType.LITERAL, AclOperation.DESCRIBE));
+        acls.add(allow(user, ResourceType.GROUP, id, PatternType.LITERAL, AclOperation.READ));
+        acls.add(allow(user, ResourceType.TOPIC, out, PatternType.LITERAL, AclOperation.WRITE));
+        acls.add(allow(user, ResourceType.TOPIC, out, PatternType.LITERAL, AclOperation.DESCRIBE));
+        acls.add(allow(user, ResourceType.TRANSACTIONAL_ID, id, PatternType.PREFIXED, AclOperation.WRITE));
+        acls.add(allow(user, ResourceType.TRANSACTIONAL_ID, id, PatternType.PREFIXED, AclOperation.DESCRIBE));
+        return acls;
+    }
+
+    static AclBinding allow(String user, ResourceType type, String name, PatternType pattern, AclOperation op) {
+        return new AclBinding(new ResourcePattern(type, name, pattern),
+                new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW));
+    }
+
+    static List<String> relayArgs(String name, String user, String password, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
+                "--source.topics", name + "-in", "--sink.topic", name + "-out",
+                "--job.instance-id", name,
+                "--job.parallelism", "1",
+                "--checkpoint.interval", "1 s",
+                "--checkpoint.dir", "target/it-checkpoints/" + name));
+        EmbeddedKafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    @Test
+    void withTheReadmesAclsTheRelayCopiesEveryRecordOnce() throws Exception {
+        String name = "az";
+        kafka.createTopics(2, name + "-in", name + "-out");
+        try (Admin admin = kafka.admin()) {
+            admin.createAcls(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        List<String> sent = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < 200; i++) {
+                sent.add(String.valueOf(i));
+                producer.send(new ProducerRecord<>(name + "-in", i % 2, null, String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC,
+                relayArgs(name, "relay", RELAY_PASSWORD).toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(s.exitCode()).as("submitted; stderr: %s", err).isZero();
+        JobClient job = s.client();
+        Topics.await("every record relayed", Duration.ofMinutes(1), () -> committedOutput(name + "-out").size() >= sent.size());
+        job.cancel().get(1, TimeUnit.MINUTES);
+        assertThat(committedOutput(name + "-out")).containsExactlyInAnyOrderElementsOf(sent);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .as("the one check its user may not run is skipped, and said so")
+                .contains("not authorized to read the brokers' transaction.max.timeout.ms")
+                .contains("the check of sink.transaction-timeout (15 min) against it is skipped")
+                .doesNotContain(RELAY_PASSWORD);
+    }
+
+    @Test
+    void withoutDescribeOnItsInputTopicPreflightSaysNotAuthorized() throws Exception {
+        String name = "az-hidden";
+        kafka.createTopics(1, name + "-in", name + "-out");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC,
+                relayArgs(name, "stranger", "stranger-s3cret").toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertThat(s.exitCode()).as(stderr).isEqualTo(2);
+        assertThat(stderr)
+                .contains("not authorized to describe the input topic '" + name + "-in'")
+                .contains("--operation Describe --operation Read --topic " + name + "-in")
+                .doesNotContain("does not exist")
+                .doesNotContain("stranger-s3cret");
+    }
+
+    static Properties admin() {
+        Properties props = EmbeddedKafka.clientOf(EmbeddedKafka.ADMIN, ADMIN_PASSWORD);
+        props.setProperty("bootstrap.servers", kafka.bootstrapServers());
+        props.setProperty("acks", "all");
+        return props;
+    }
+
+    static List<String> committedOutput(String topic) {
+        Properties props = admin();
+        props.setProperty("isolation.level", "read_committed");
+        props.setProperty("auto.offset.reset", "earliest");
+        props.setProperty("enable.auto.commit", "false");
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return values;
+    }
+}
