@@ -9,6 +9,7 @@ import io.kfp.relay.RelayJob;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
@@ -125,6 +127,44 @@ class AuthorizationTest {
                 .contains("not authorized to read the brokers' transaction.max.timeout.ms")
                 .contains("the check of sink.transaction-timeout (15 min) against it is skipped")
                 .doesNotContain(RELAY_PASSWORD);
+    }
+
+    @Test
+    void theRelaysPasswordCanComeFromAFileThroughKafkasConfigProvider() throws Exception {
+        String name = "az-file";
+        kafka.createTopics(1, name + "-in", name + "-out");
+        try (Admin admin = kafka.admin()) {
+            admin.createAcls(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(name + "-in", "from-file".getBytes(StandardCharsets.UTF_8))).get();
+        }
+        // What the README recommends: the secret in a file outside git, the job config naming it.
+        Path secrets = Files.createDirectories(Path.of("target", "it-secrets")).resolve("relay.properties");
+        Properties file = new Properties();
+        file.setProperty("jaas", EmbeddedKafka.clientOf("relay", RELAY_PASSWORD).getProperty("sasl.jaas.config"));
+        try (var out = Files.newBufferedWriter(secrets)) {
+            file.store(out, null);
+        }
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
+                "--source.topics", name + "-in", "--sink.topic", name + "-out",
+                "--job.instance-id", name, "--job.parallelism", "1", "--checkpoint.interval", "1 s",
+                "--checkpoint.dir", "target/it-checkpoints/" + name,
+                "--kafka.properties.security.protocol", "SASL_PLAINTEXT",
+                "--kafka.properties.sasl.mechanism", "PLAIN",
+                "--kafka.properties.config.providers", "file",
+                "--kafka.properties.config.providers.file.class", FileConfigProvider.class.getName(),
+                "--kafka.properties.sasl.jaas.config", "${file:" + secrets.toAbsolutePath() + ":jaas}"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(s.exitCode()).as("preflight's admin client authenticated; stderr: %s", err).isZero();
+        Topics.await("the record relayed by the source and sink authenticated from the file", Duration.ofMinutes(1),
+                () -> committedOutput(name + "-out").contains("from-file"));
+        s.client().cancel().get(1, TimeUnit.MINUTES);
+        assertThat(args).noneMatch(a -> a.contains(RELAY_PASSWORD));
     }
 
     @Test
