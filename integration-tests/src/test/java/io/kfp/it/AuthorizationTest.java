@@ -17,7 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,7 +45,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The relay against a broker that authenticates (SASL PLAIN) and authorizes (StandardAuthorizer,
  * nothing allowed without an ACL): with exactly the ACLs the relay README lists it copies every
  * record once; without Describe on its input topic, preflight says "not authorized", not "does
- * not exist".
+ * not exist"; its password may come from a file through Kafka's config providers. Throughout, the
+ * passwords are searched for in everything logged (every logger at INFO), in stderr and in the
+ * REST API's job config, cluster config, job and exception history.
  */
 class AuthorizationTest {
 
@@ -53,6 +57,44 @@ class AuthorizationTest {
     static final String ADMIN_PASSWORD = "admin-s3cret";
     static final String RELAY_PASSWORD = "relay-s3cret";
     static EmbeddedKafka kafka;
+
+    /** Everything logged in this JVM while the class runs, every logger at INFO at least: searched for the passwords. */
+    static final java.io.StringWriter LOGGED = new java.io.StringWriter();
+    static Map<String, org.apache.logging.log4j.Level> levelsBefore;
+
+    @BeforeAll
+    static void logEverythingToSearchForSecrets() {
+        org.apache.logging.log4j.core.LoggerContext context =
+                (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+        org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
+        levelsBefore = new java.util.HashMap<>();
+        config.getLoggers().forEach((name, logger) -> levelsBefore.put(name, logger.getLevel()));
+        org.apache.logging.log4j.core.appender.WriterAppender appender = org.apache.logging.log4j.core.appender.WriterAppender
+                .newBuilder().setName("secret-search").setTarget(LOGGED)
+                .setLayout(org.apache.logging.log4j.core.layout.PatternLayout.newBuilder().withPattern("%c %m%n%throwable").build())
+                .build();
+        appender.start();
+        config.addAppender(appender);
+        config.getRootLogger().addAppender(appender, null, null);
+        // The console keeps its usual WARN view: the INFO flood goes to the search only.
+        config.getRootLogger().removeAppender("console");
+        config.getRootLogger().addAppender(config.getAppender("console"), org.apache.logging.log4j.Level.WARN, null);
+        org.apache.logging.log4j.core.config.Configurator.setAllLevels("", org.apache.logging.log4j.Level.INFO);
+    }
+
+    @AfterAll
+    static void noPasswordWasLoggedAndLoggingIsRestored() {
+        org.apache.logging.log4j.core.LoggerContext context =
+                (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+        org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
+        config.getRootLogger().removeAppender("secret-search");
+        config.getRootLogger().removeAppender("console");
+        config.getRootLogger().addAppender(config.getAppender("console"), null, null);
+        org.apache.logging.log4j.core.config.Configurator.setLevel(levelsBefore);
+        String logged = LOGGED.toString();
+        assertThat(logged).as("something was logged").contains("Starting relay-job with this configuration");
+        assertThat(logged).as("logs").doesNotContain(RELAY_PASSWORD, ADMIN_PASSWORD, "stranger-s3cret");
+    }
 
     @BeforeAll
     static void startBroker() throws Exception {
@@ -99,7 +141,7 @@ class AuthorizationTest {
     }
 
     @Test
-    void withTheReadmesAclsTheRelayCopiesEveryRecordOnce() throws Exception {
+    void withTheReadmesAclsTheRelayCopiesEveryRecordOnce(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
         String name = "az";
         kafka.createTopics(2, name + "-in", name + "-out");
         try (Admin admin = kafka.admin()) {
@@ -120,6 +162,10 @@ class AuthorizationTest {
         assertThat(s.exitCode()).as("submitted; stderr: %s", err).isZero();
         JobClient job = s.client();
         Topics.await("every record relayed", Duration.ofMinutes(1), () -> committedOutput(name + "-out").size() >= sent.size());
+        for (String path : List.of("/jobs/" + job.getJobID() + "/config", "/jobmanager/config",
+                "/jobs/" + job.getJobID() + "/exceptions", "/jobs/" + job.getJobID())) {
+            assertThat(get(cluster.getWebInterfaceURL() + path)).as("REST " + path).isNotEmpty().doesNotContain(RELAY_PASSWORD);
+        }
         job.cancel().get(1, TimeUnit.MINUTES);
         assertThat(committedOutput(name + "-out")).containsExactlyInAnyOrderElementsOf(sent);
         assertThat(err.toString(StandardCharsets.UTF_8))
@@ -182,6 +228,12 @@ class AuthorizationTest {
                 .contains("--operation Describe --operation Read --topic " + name + "-in")
                 .doesNotContain("does not exist")
                 .doesNotContain("stranger-s3cret");
+    }
+
+    static String get(String url) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
     }
 
     static Properties admin() {
