@@ -20,6 +20,7 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -40,6 +41,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final int NODE_ID = 1;
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EmbeddedKafka.class);
+
     /** The super user of a broker started {@link #startWithUsers with users}. */
     public static final String ADMIN = "admin";
 
@@ -47,15 +50,14 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Path dataDir;
     private final int brokerPort;
     private final int controllerPort;
-    /** The admin's client settings; only a bootstrap server without users. */
-    private final Properties adminClient;
+    /** The admin's client settings besides the bootstrap server; none without users. */
+    private final Properties adminClient = new Properties();
 
-    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort, Properties adminClient) {
+    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort) {
         this.server = server;
         this.dataDir = dataDir;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
-        this.adminClient = adminClient;
     }
 
     /** Starts a broker with its data under {@code parentDir}; returns once it serves requests. */
@@ -69,11 +71,13 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * A broker that authenticates and authorizes: its client listener is SASL_PLAINTEXT with the
-     * PLAIN mechanism for these users (name to password) and {@link #ADMIN} (password {@code
-     * adminPassword}, the super user {@link #admin()} uses); Kafka's StandardAuthorizer allows
-     * nothing without an ACL. The controller listener stays PLAINTEXT on loopback, its
-     * anonymous broker-to-controller principal a super user. TLS and SCRAM: not yet.
+     * A broker that encrypts, authenticates and authorizes, as production ones do: its client
+     * listener is SASL_SSL (TLS with a certificate {@link TestCertificates} made for this start)
+     * with SCRAM-SHA-512 for these users (name to password, created when the storage is
+     * formatted) and {@link #ADMIN} (password {@code adminPassword}, the super user {@link
+     * #admin()} uses); Kafka's StandardAuthorizer allows nothing without an ACL. The controller
+     * listener stays PLAINTEXT on loopback, its anonymous broker-to-controller principal a super
+     * user. {@link #clientOf} gives a user's client settings.
      */
     public static EmbeddedKafka startWithUsers(Path parentDir, String adminPassword, Map<String, String> users)
             throws Exception {
@@ -81,22 +85,29 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private record Users(String adminPassword, Map<String, String> passwords) {
-        String jaas() {
-            StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required")
-                    .append(" username=\"").append(ADMIN).append("\" password=\"").append(adminPassword).append('"')
-                    .append(" user_").append(ADMIN).append("=\"").append(adminPassword).append('"');
-            passwords.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
-            return jaas.append(';').toString();
+        static final String MECHANISM = "SCRAM-SHA-512";
+
+        List<String> scramArguments() {
+            List<String> arguments = new ArrayList<>();
+            arguments.add(MECHANISM + "=[name=" + ADMIN + ",password=" + adminPassword + "]");
+            passwords.forEach((user, password) -> arguments.add(MECHANISM + "=[name=" + user + ",password=" + password + "]"));
+            return arguments;
         }
     }
 
-    /** The client settings of {@code user} on a broker with users: SASL_PLAINTEXT, PLAIN. */
-    public static Properties clientOf(String user, String password) {
+    /** Where the broker's TLS trust comes from; null without users. */
+    private TestCertificates certificates;
+
+    /** The client settings of {@code user} on a broker with users: SASL_SSL, SCRAM-SHA-512, the test CA trusted. */
+    public Properties clientOf(String user, String password) {
         Properties props = new Properties();
-        props.setProperty("security.protocol", "SASL_PLAINTEXT");
-        props.setProperty("sasl.mechanism", "PLAIN");
-        props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required"
+        props.setProperty("security.protocol", "SASL_SSL");
+        props.setProperty("sasl.mechanism", Users.MECHANISM);
+        props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required"
                 + " username=\"" + user + "\" password=\"" + password + "\";");
+        props.setProperty("ssl.truststore.location", certificates.truststore().toString());
+        props.setProperty("ssl.truststore.type", "PKCS12");
+        props.setProperty("ssl.truststore.password", certificates.password());
         return props;
     }
 
@@ -109,21 +120,31 @@ public final class EmbeddedKafka implements AutoCloseable {
         settings.put("process.roles", "broker,controller");
         settings.put("node.id", String.valueOf(NODE_ID));
         settings.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
-        String client = users == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+        String client = users == null ? "PLAINTEXT" : "SASL_SSL";
         settings.put("listeners", client + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
         settings.put("advertised.listeners", client + "://127.0.0.1:" + brokerPort);
         settings.put("controller.listener.names", "CONTROLLER");
         settings.put("inter.broker.listener.name", client);
         settings.put("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
-        Properties adminClient = new Properties();
+        TestCertificates certificates = null;
         if (users != null) {
-            settings.put("sasl.enabled.mechanisms", "PLAIN");
-            settings.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
-            settings.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", users.jaas());
+            // Beside the data, not in it: the log manager takes every directory in log.dirs for a partition.
+            certificates = TestCertificates.create(Path.of(dataDir + "-tls"));
+            settings.put("ssl.keystore.location", certificates.keystore().toString());
+            settings.put("ssl.keystore.type", "PKCS12");
+            settings.put("ssl.keystore.password", certificates.password());
+            settings.put("ssl.key.password", certificates.password());
+            settings.put("ssl.truststore.location", certificates.truststore().toString());
+            settings.put("ssl.truststore.type", "PKCS12");
+            settings.put("ssl.truststore.password", certificates.password());
+            settings.put("sasl.enabled.mechanisms", Users.MECHANISM);
+            settings.put("sasl.mechanism.inter.broker.protocol", Users.MECHANISM);
+            settings.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + ADMIN
+                            + "\" password=\"" + users.adminPassword() + "\";");
             settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
             settings.put("allow.everyone.if.no.acl.found", "false");
             settings.put("super.users", "User:" + ADMIN + ";User:ANONYMOUS");
-            adminClient.putAll(clientOf(ADMIN, users.adminPassword()));
         }
         settings.put("log.dirs", dataDir.toString());
         settings.put("transaction.state.log.replication.factor", "1");
@@ -153,9 +174,15 @@ public final class EmbeddedKafka implements AutoCloseable {
                 .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                 // What a freshly formatted 4.2 broker runs, not the newest unreleased metadata version.
                 .setReleaseVersion(MetadataVersion.latestProduction())
+                .setScramArguments(users == null ? List.of() : users.scramArguments())
                 .run();
+        refuseToExitTheJvm();
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-        EmbeddedKafka kafka = new EmbeddedKafka(server, dataDir, brokerPort, controllerPort, adminClient);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, dataDir, brokerPort, controllerPort);
+        kafka.certificates = certificates;
+        if (users != null) {
+            kafka.adminClient.putAll(kafka.clientOf(ADMIN, users.adminPassword()));
+        }
         try {
             server.startup();
             kafka.awaitReady();
@@ -164,6 +191,22 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw e;
         }
         return kafka;
+    }
+
+    /**
+     * A Kafka server that meets a fatal fault exits its process; in this JVM that would be the
+     * tests' or the embedded runner's. Instead the fault is logged and thrown in the thread that
+     * met it, and the broker stops serving.
+     */
+    private static void refuseToExitTheJvm() {
+        Exit.setExitProcedure((code, message) -> {
+            LOG.error("The embedded Kafka broker met a fatal fault (it would exit with {}): {}", code, message);
+            throw new IllegalStateException("embedded Kafka broker: fatal fault, exit " + code + ": " + message);
+        });
+        Exit.setHaltProcedure((code, message) -> {
+            LOG.error("The embedded Kafka broker met a fatal fault (it would halt with {}): {}", code, message);
+            throw new IllegalStateException("embedded Kafka broker: fatal fault, halt " + code + ": " + message);
+        });
     }
 
     /**
@@ -263,6 +306,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             server.awaitShutdown();
         } finally {
             deleteRecursively(dataDir);
+            deleteRecursively(Path.of(dataDir + "-tls"));
         }
     }
 

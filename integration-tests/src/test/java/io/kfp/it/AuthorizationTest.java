@@ -42,8 +42,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The relay against a broker that authenticates (SASL PLAIN) and authorizes (StandardAuthorizer,
- * nothing allowed without an ACL): with exactly the ACLs the relay README lists it copies every
+ * The relay against a broker that encrypts (TLS, a CA made for the test), authenticates (SASL
+ * SCRAM-SHA-512) and authorizes (StandardAuthorizer, nothing allowed without an ACL): with exactly the ACLs the relay README lists it copies every
  * record once; without Describe on its input topic, preflight says "not authorized", not "does
  * not exist"; its password may come from a file through Kafka's config providers. Throughout, the
  * passwords are searched for in everything logged (every logger at INFO), in stderr and in the
@@ -135,7 +135,7 @@ class AuthorizationTest {
                 "--job.parallelism", "1",
                 "--checkpoint.interval", "1 s",
                 "--checkpoint.dir", "target/it-checkpoints/" + name));
-        EmbeddedKafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
+        kafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
         args.addAll(List.of(extra));
         return args;
     }
@@ -189,7 +189,8 @@ class AuthorizationTest {
         // What the README recommends: the secret in a file outside git, the job config naming it.
         Path secrets = Files.createDirectories(Path.of("target", "it-secrets")).resolve("relay.properties");
         Properties file = new Properties();
-        file.setProperty("jaas", EmbeddedKafka.clientOf("relay", RELAY_PASSWORD).getProperty("sasl.jaas.config"));
+        file.setProperty("jaas", kafka.clientOf("relay", RELAY_PASSWORD).getProperty("sasl.jaas.config"));
+        file.setProperty("truststore", kafka.clientOf("relay", "").getProperty("ssl.truststore.password"));
         try (var out = Files.newBufferedWriter(secrets)) {
             file.store(out, null);
         }
@@ -198,8 +199,11 @@ class AuthorizationTest {
                 "--source.topics", name + "-in", "--sink.topic", name + "-out",
                 "--job.instance-id", name, "--job.parallelism", "1", "--checkpoint.interval", "1 s",
                 "--checkpoint.dir", "target/it-checkpoints/" + name,
-                "--kafka.properties.security.protocol", "SASL_PLAINTEXT",
-                "--kafka.properties.sasl.mechanism", "PLAIN",
+                "--kafka.properties.security.protocol", "SASL_SSL",
+                "--kafka.properties.sasl.mechanism", "SCRAM-SHA-512",
+                "--kafka.properties.ssl.truststore.location", kafka.clientOf("relay", "").getProperty("ssl.truststore.location"),
+                "--kafka.properties.ssl.truststore.type", "PKCS12",
+                "--kafka.properties.ssl.truststore.password", "${file:" + secrets.toAbsolutePath() + ":truststore}",
                 "--kafka.properties.config.providers", "file",
                 "--kafka.properties.config.providers.file.class", FileConfigProvider.class.getName(),
                 "--kafka.properties.sasl.jaas.config", "${file:" + secrets.toAbsolutePath() + ":jaas}"));
@@ -237,7 +241,7 @@ class AuthorizationTest {
     }
 
     static Properties admin() {
-        Properties props = EmbeddedKafka.clientOf(EmbeddedKafka.ADMIN, ADMIN_PASSWORD);
+        Properties props = kafka.clientOf(EmbeddedKafka.ADMIN, ADMIN_PASSWORD);
         props.setProperty("bootstrap.servers", kafka.bootstrapServers());
         props.setProperty("acks", "all");
         return props;
