@@ -54,7 +54,8 @@ public final class ListeningSockets {
             if (!Files.exists(path)) {
                 continue;
             }
-            for (String line : Files.readAllLines(path).subList(1, Files.readAllLines(path).size())) {
+            List<String> lines = Files.readAllLines(path);
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
                 String[] f = line.trim().split("\\s+");
                 if (f.length > 9 && f[3].equals(LISTEN) && inodes.contains(f[9])) {
                     listeners.add(parse(f[1]));
