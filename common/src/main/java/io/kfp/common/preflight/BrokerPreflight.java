@@ -119,7 +119,7 @@ public final class BrokerPreflight {
      * sign of a second copy.
      */
     static Optional<String> secondCopyWarning(String prefix, Duration checkpointInterval, BrokerView view) {
-        Duration recent = max(checkpointInterval.multipliedBy(3), Duration.ofSeconds(30));
+        Duration recent = recentWindow(checkpointInterval);
         Map<String, Long> open;
         try {
             open = view.ongoingTransactions(prefix);
@@ -156,7 +156,7 @@ public final class BrokerPreflight {
         String prefix = SinkOptions.transactionalIdPrefix(config);
         boolean derived = config.getOptional(SinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
         String scope = derived ? "kfp." + config.get(JobOptions.NAME) + "." : prefix;
-        Duration recent = max(config.get(CheckpointOptions.INTERVAL).multipliedBy(3), Duration.ofSeconds(30));
+        Duration recent = recentWindow(config.get(CheckpointOptions.INTERVAL));
         boolean pooling = config.get(SinkOptions.TRANSACTION_NAMING) == SinkOptions.TransactionNaming.POOLING;
         Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
         Map<String, Long> open;
@@ -198,6 +198,11 @@ public final class BrokerPreflight {
         } catch (NumberFormatException e) {
             return -1;
         }
+    }
+
+    /** How young an open transaction of a running job is: three checkpoint intervals, at least 30 s. */
+    private static Duration recentWindow(Duration checkpointInterval) {
+        return max(checkpointInterval.multipliedBy(3), Duration.ofSeconds(30));
     }
 
     private static Duration max(Duration a, Duration b) {
