@@ -19,9 +19,15 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.util.TimeUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 
 /**
  * Checks, before a job is submitted, that Kafka will accept it: the brokers answer, the topics
@@ -89,7 +95,7 @@ public final class BrokerPreflight {
             return List.of(clientNotCreated(requirements, e));
         }
         try (view) {
-            List<ConfigProblem> problems = check(requirements, view, timeout, warnings);
+            List<ConfigProblem> problems = check(requirements, view, timeout, warnings, connection);
             if (!problems.isEmpty()) {
                 return problems;
             }
@@ -223,11 +229,19 @@ public final class BrokerPreflight {
      */
     public static List<ConfigProblem> check(
             Requirements requirements, BrokerView view, Duration timeout, Consumer<String> warnings) {
+        return check(requirements, view, timeout, warnings, new Properties());
+    }
+
+    /** {@link #check(Requirements, BrokerView, Duration, Consumer)}; {@code connection} names who failed to log in. */
+    static List<ConfigProblem> check(
+            Requirements requirements, BrokerView view, Duration timeout, Consumer<String> warnings, Properties connection) {
         List<ConfigProblem> problems = new ArrayList<>();
         try {
             view.ping();
         } catch (Exception e) {
-            return List.of(unreachable(requirements, timeout, e));
+            return List.of(unwrap(e) instanceof AuthenticationException authentication
+                    ? notAuthenticated(requirements, connection, authentication)
+                    : unreachable(requirements, timeout, e));
         }
 
         Set<String> topics;
@@ -337,6 +351,48 @@ public final class BrokerPreflight {
                         + " reach them (security settings go in kafka.properties.*); raise"
                         + " preflight.timeout for a slow network.");
     }
+
+    /**
+     * The broker refused this client's login: a wrong password, an unknown user or mechanism, or a
+     * TLS handshake that failed. Names the mechanism, the user and the servers - never the password:
+     * the user is read from a literal {@code sasl.jaas.config}; one that comes from a config
+     * provider is named by its reference.
+     */
+    private static ConfigProblem notAuthenticated(Requirements requirements, Properties connection, AuthenticationException e) {
+        String protocol = connection.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL);
+        String mechanism = connection.getProperty(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM);
+        String jaas = connection.getProperty(SaslConfigs.SASL_JAAS_CONFIG, "");
+        String user;
+        if (jaas.contains("${")) {
+            user = "the user of " + jaas.substring(jaas.indexOf("${"), jaas.indexOf('}', jaas.indexOf("${")) + 1);
+        } else {
+            Matcher m = JAAS_USERNAME.matcher(jaas);
+            user = m.find() ? "user '" + m.group(1) + "'" : "the configured user";
+        }
+        String property = KafkaClientOptions.PROPERTIES_PREFIX;
+        if (e instanceof SslAuthenticationException || !protocol.startsWith("SASL")) {
+            return new ConfigProblem(
+                    property + CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
+                    protocol,
+                    null,
+                    "the TLS handshake with " + requirements.bootstrapServers() + " failed (" + protocol + "): "
+                            + describe(e) + ".",
+                    "check that " + property + "ssl.truststore.location holds the CA that signed the brokers'"
+                            + " certificates and that the servers' names match them.");
+        }
+        return new ConfigProblem(
+                property + SaslConfigs.SASL_JAAS_CONFIG,
+                null,
+                null,
+                "the brokers " + requirements.bootstrapServers() + " refused the login of " + user + " with " + mechanism
+                        + " over " + protocol + ": " + describe(e) + ".",
+                "check the password of that user in " + property + SaslConfigs.SASL_JAAS_CONFIG
+                        + " (or the file it references), that the user exists on the brokers for " + mechanism
+                        + " (kafka-configs.sh --bootstrap-server ... --describe --entity-type users), and "
+                        + property + SaslConfigs.SASL_MECHANISM + ".");
+    }
+
+    private static final Pattern JAAS_USERNAME = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
 
     private static ConfigProblem clientNotCreated(Requirements requirements, Exception e) {
         return new ConfigProblem(

@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,40 @@ class BrokerPreflightTest {
         assertThat(p.key()).isEqualTo("kafka.bootstrap-servers");
         assertThat(p.problem()).contains("no Kafka broker answered within 10 s", "localhost:9092", "timed out");
         assertThat(p.fix()).contains("kafka.bootstrap-servers", "preflight.timeout");
+    }
+
+    @Test
+    void aRefusedLoginNamesMechanismUserAndServersNeverThePassword() {
+        broker.pingFailure = new ExecutionException(new SaslAuthenticationException(
+                "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"));
+        Properties connection = new Properties();
+        connection.setProperty("security.protocol", "SASL_SSL");
+        connection.setProperty("sasl.mechanism", "SCRAM-SHA-512");
+        connection.setProperty("sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"relay\" password=\"pw-s3cret\";");
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT, w -> {}, connection));
+        assertThat(p.key()).isEqualTo("kafka.properties.sasl.jaas.config");
+        assertThat(p.value()).as("the setting holds the password: never shown").isNull();
+        assertThat(p.describe())
+                .contains("refused the login of user 'relay' with SCRAM-SHA-512 over SASL_SSL", "localhost:9092")
+                .contains("kafka-configs.sh")
+                .doesNotContain("pw-s3cret");
+
+        connection.setProperty("sasl.jaas.config", "${file:/etc/kfp/relay.properties:jaas}");
+        assertThat(single(BrokerPreflight.check(RELAY, broker, TIMEOUT, w -> {}, connection)).problem())
+                .as("a jaas config from a config provider is named by its reference")
+                .contains("the user of ${file:/etc/kfp/relay.properties:jaas}");
+    }
+
+    @Test
+    void aFailedTlsHandshakeSaysWhichTrustToCheck() {
+        broker.pingFailure = new ExecutionException(new SslAuthenticationException("SSL handshake failed"));
+        Properties connection = new Properties();
+        connection.setProperty("security.protocol", "SSL");
+        ConfigProblem p = single(BrokerPreflight.check(RELAY, broker, TIMEOUT, w -> {}, connection));
+        assertThat(p.key()).isEqualTo("kafka.properties.security.protocol");
+        assertThat(p.problem()).contains("TLS handshake with localhost:9092 failed", "SSL handshake failed");
+        assertThat(p.fix()).contains("kafka.properties.ssl.truststore.location");
     }
 
     @Test
