@@ -102,7 +102,16 @@ final class LabDrill {
     static final Duration PARTITION = Duration.ofSeconds(20);
     static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
 
-    record Recovery(Fault fault, double atSeconds, double seconds) {}
+    /**
+     * One fault's recovery: {@code seconds} from the injection until committed output flows on every
+     * partition; for a lasting fault (partition, store outage) also {@code afterEndSeconds}, from
+     * when it ended (link up, store serving again) - 0 when output flowed again before that -, else NaN.
+     */
+    record Recovery(Fault fault, double atSeconds, double seconds, double afterEndSeconds) {
+        String afterEnd() {
+            return Double.isNaN(afterEndSeconds) ? "-" : String.format(Locale.ROOT, "%.1f", afterEndSeconds);
+        }
+    }
 
     record Verdict(long produced, long distinct, long duplicates, long missing, long misordered, long strangers,
             long ongoingTransactions, long lsoBehindHighWatermark, long failedJobs, List<Recovery> recoveries) {
@@ -258,12 +267,16 @@ final class LabDrill {
             observer.flowingSince(t0);
         }
         strike.run();
+        long ended = System.currentTimeMillis();
         awaitCondition("committed output on every partition after " + fault.label(), RECOVERY_TIMEOUT,
                 () -> observer.flowingSince(t0));
-        double recovery = (observer.flowingAt(t0) - t0) / 1000.0;
-        say(String.format(Locale.ROOT, "  committed output flows again on every partition %.1f s after the injection", recovery));
+        long flowing = observer.flowingAt(t0);
+        double recovery = (flowing - t0) / 1000.0;
+        double afterEnd = fault.outage ? Math.max(0, flowing - ended) / 1000.0 : Double.NaN;
+        say(String.format(Locale.ROOT, "  committed output flows again on every partition %.1f s after the injection%s", recovery,
+                fault.outage ? String.format(Locale.ROOT, ", %.1f s after the fault ended", afterEnd) : ""));
         afterRecovery.run();
-        return new Recovery(fault, at, recovery);
+        return new Recovery(fault, at, recovery, afterEnd);
     }
 
     private void partition(Topology.Host host) {
@@ -292,7 +305,7 @@ final class LabDrill {
             worst = Math.max(worst, stall);
             awaitFullIsr();
         }
-        return new Recovery(Fault.ROLLING_RESTART, at, worst);
+        return new Recovery(Fault.ROLLING_RESTART, at, worst, Double.NaN);
     }
 
     /** Before a fault: every replica in sync, every TaskManager registered, output flowing. */
@@ -617,10 +630,10 @@ final class LabDrill {
 
     private void report(Verdict v) {
         out.println();
-        out.println("| fault | injected at (s) | committed output flows again after (s) |");
-        out.println("|---|---|---|");
+        out.println("| fault | injected at (s) | committed output flows again after (s) | after the fault ended (s) |");
+        out.println("|---|---|---|---|");
         for (Recovery r : v.recoveries()) {
-            out.printf(Locale.ROOT, "| %s | %.0f | %.1f |%n", r.fault().label(), r.atSeconds(), r.seconds());
+            out.printf(Locale.ROOT, "| %s | %.0f | %.1f | %s |%n", r.fault().label(), r.atSeconds(), r.seconds(), r.afterEnd());
         }
         out.println();
         out.printf(Locale.ROOT, "verdict: %s - produced %d, in the output %d distinct, %d duplicated, %d missing, %d out of order"
