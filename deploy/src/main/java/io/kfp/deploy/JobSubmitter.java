@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import io.kfp.common.preflight.PreflightOptions;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import org.apache.flink.configuration.DeploymentOptions;
 
 /**
@@ -114,6 +117,44 @@ final class JobSubmitter {
                 return id;
             } finally {
                 Files.deleteIfExists(idFile);
+                Files.deleteIfExists(output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Prints the kafka-acls.sh lines granting {@code principal} what the job needs, computed by the
+     * job's own main from the settings it would be submitted with ({@code --preflight.print-acls}):
+     * no cluster and no broker needed.
+     */
+    void printAcls(DeployedJob job, List<String> userArgs, String principal) {
+        Path jar = job.jar(settings);
+        if (!Files.isRegularFile(jar)) {
+            throw new KfpException(jar + " is missing: run 'kfp build' first.");
+        }
+        Submission submission = plan(job, userArgs);
+        Path tmp = settings.run().resolve("tmp");
+        try (JarFile file = new JarFile(jar.toFile())) {
+            String main = file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
+            Files.createDirectories(tmp);
+            Path output = Files.createTempFile(tmp, "acls-" + job.name() + "-", ".out");
+            try {
+                List<String> command = new ArrayList<>(List.of(settings.javaBin()));
+                command.addAll(FlinkCluster.JAVA_OPENS);
+                command.addAll(List.of("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"),
+                        "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
+                command.addAll(submission.args());
+                command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
+                int exit = runCli(command, output);
+                String printed = Files.readString(output, StandardCharsets.UTF_8);
+                if (exit != 0) {
+                    err.print(printed);
+                    throw new KfpException(job.module() + " could not say which ACLs it needs (exit code " + exit + "); its output is above.");
+                }
+                out.print(printed);
+            } finally {
                 Files.deleteIfExists(output);
             }
         } catch (IOException e) {

@@ -19,9 +19,11 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
 
 /**
  * {@code kfp}: this repository's jobs on a standalone Flink 2.2 cluster with a Kafka 4.2 broker,
@@ -34,6 +36,8 @@ import picocli.CommandLine.ParentCommand;
         description = "The pipeline's jobs on a standalone Flink cluster and a Kafka broker (all on loopback).",
         synopsisSubcommandLabel = "COMMAND",
         mixinStandardHelpOptions = true,
+        // --help on every subcommand too (kfp lab drill --help), not only on those that declare it.
+        scope = ScopeType.INHERIT,
         versionProvider = Kfp.Version.class,
         subcommands = {
             HelpCommand.class,
@@ -43,6 +47,7 @@ import picocli.CommandLine.ParentCommand;
             Kfp.TaskManager.class,
             Kfp.TopicsCommand.class,
             Kfp.Submit.class,
+            Kfp.Acls.class,
             Kfp.Stop.class,
             Kfp.Resume.class,
             Kfp.Cancel.class,
@@ -120,7 +125,7 @@ public final class Kfp implements Callable<Integer> {
         if (args[0].equals("lab")) {
             return args.length > 1 && List.of("drill", "soak").contains(args[1]);
         }
-        return !List.of("help", "-V", "--version", "build", "logs").contains(args[0]);
+        return !List.of("help", "-V", "--version", "build", "logs", "acls").contains(args[0]);
     }
 
     /** Runs this same command in the client host's namespace ({@code ip netns exec}); returns its exit code. */
@@ -181,7 +186,7 @@ public final class Kfp implements Callable<Integer> {
         // Job options (--checkpoint.interval 2s) are passed through to the job as they are.
         commandLine.getSubcommands().get("lab").getSubcommands().get("exec").setUnmatchedOptionsArePositionalParams(true);
         commandLine.getSubcommands().get("lab").getSubcommands().get("exec").setStopAtPositional(true);
-        for (String name : List.of("submit", "resume")) {
+        for (String name : List.of("submit", "resume", "acls")) {
             commandLine.getSubcommands().get(name).setUnmatchedOptionsArePositionalParams(true);
         }
         // Help says where things are with the settings in force, when they are valid.
@@ -362,18 +367,58 @@ public final class Kfp implements Callable<Integer> {
     static final class Submit implements Callable<Integer> {
         @ParentCommand Kfp kfp;
 
+        @Mixin JobArguments job;
+
+        @Override
+        public Integer call() {
+            kfp.submitter().submit(job.deployed(), job.args());
+            return 0;
+        }
+    }
+
+    /** JOB, --config FILE and the job options after JOB: what submit, resume and acls take. */
+    static final class JobArguments {
         @Parameters(index = "0", paramLabel = "JOB", description = "ingest, relay or sink")
         String job;
 
         @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml")
         String config;
 
-        @Parameters(index = "1..*", paramLabel = "--key value", description = "job options (the job's --help lists them)")
+        @Parameters(index = "1..*", paramLabel = "--key value",
+                description = "job options overriding the file (the job's --help lists them; e.g. --job.parallelism 3 to rescale)")
         List<String> options = new ArrayList<>();
+
+        DeployedJob deployed() {
+            return DeployedJob.of(job);
+        }
+
+        /** The job's command line: {@code --config FILE} if given, then the options. */
+        List<String> args() {
+            List<String> args = new ArrayList<>();
+            if (config != null) {
+                args.addAll(List.of("--config", config));
+            }
+            args.addAll(options);
+            return args;
+        }
+    }
+
+    @Command(name = "acls", mixinStandardHelpOptions = true,
+            description = {"Print the kafka-acls.sh lines that grant a job's Kafka user exactly what it needs.",
+                "Computed by the job itself from deploy/conf/jobs/JOB.yaml (or --config FILE) and any --key value after JOB,",
+                "as kfp submit would run it: its topics, consumer group and transactional id prefix. Needs no cluster."})
+    static final class Acls implements Callable<Integer> {
+        @ParentCommand Kfp kfp;
+
+        @Mixin JobArguments job;
+
+        @Option(names = "--principal", paramLabel = "TYPE:NAME", description = "the job's Kafka user (default User:JOB)")
+        String principal;
 
         @Override
         public Integer call() {
-            kfp.submitter().submit(DeployedJob.of(job), withConfig(config, options));
+            DeployedJob deployed = job.deployed();
+            kfp.submitter().printAcls(deployed, job.args(), principal != null ? principal : "User:" + deployed.name());
             return 0;
         }
     }
@@ -405,24 +450,17 @@ public final class Kfp implements Callable<Integer> {
     static final class Resume implements Callable<Integer> {
         @ParentCommand Kfp kfp;
 
-        @Parameters(index = "0", paramLabel = "JOB", description = "ingest, relay or sink")
-        String job;
+        @Mixin JobArguments job;
 
         @Option(names = "--from", required = true, paramLabel = "PATH",
                 description = "the savepoint or retained checkpoint (.../savepoint-..., .../chk-N)")
         String from;
 
-        @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml")
-        String config;
-
-        @Parameters(index = "1..*", paramLabel = "--key value", description = "job options, e.g. --job.parallelism 3 to rescale")
-        List<String> options = new ArrayList<>();
-
         @Override
         public Integer call() {
             List<String> args = new ArrayList<>(List.of("--checkpoint.restore-from", from));
-            args.addAll(withConfig(config, options));
-            kfp.submitter().submit(DeployedJob.of(job), args);
+            args.addAll(job.args());
+            kfp.submitter().submit(job.deployed(), args);
             return 0;
         }
     }
@@ -623,15 +661,6 @@ public final class Kfp implements Callable<Integer> {
             case S3Store.NAME -> 4;
             default -> 5;
         };
-    }
-
-    private static List<String> withConfig(String config, List<String> options) {
-        List<String> args = new ArrayList<>();
-        if (config != null) {
-            args.addAll(List.of("--config", config));
-        }
-        args.addAll(options);
-        return args;
     }
 
     /** {@code kfp --version}: the project version the build wrote into kfp.properties. */

@@ -42,7 +42,7 @@ class KfpCommandLineTest {
     void helpListsEveryCommandWithTheSettingsInForce() {
         Result help = kfp(Map.of("KFP_KAFKA_PORT", "19092"), "help");
         assertThat(help.exit()).isZero();
-        for (String command : List.of("build", "kafka", "cluster", "taskmanager", "topics", "submit", "stop", "resume",
+        for (String command : List.of("build", "kafka", "cluster", "taskmanager", "topics", "submit", "acls", "stop", "resume",
                 "cancel", "status", "logs")) {
             assertThat(help.out()).containsPattern("(?m)^  " + command + " ");
         }
@@ -57,6 +57,35 @@ class KfpCommandLineTest {
         assertThat(submit.exit()).isZero();
         assertThat(submit.out()).contains("Usage: kfp submit").contains("--config=FILE").contains("JOB");
         assertThat(kfp("help", "resume").out()).contains("--from=PATH");
+        Result drill = kfp("lab", "drill", "--help");
+        assertThat(drill.exit()).as("a subcommand's subcommand: " + drill.err()).isZero();
+        assertThat(drill.out()).contains("Usage: kfp lab drill").contains("--faults=LIST");
+    }
+
+    @Test
+    void aclsPrintsWhatEachJobComputesFromItsOwnConfig() {
+        Result relay = kfp("acls", "relay");
+        assertThat(relay.exit()).as(relay.err()).isZero();
+        String add = "kafka-acls.sh --bootstrap-server 127.0.0.1:9092 --add --allow-principal User:relay";
+        assertThat(relay.out().lines().filter(l -> l.startsWith("kafka-acls.sh")).toList()).containsExactly(
+                add + " --operation Read --operation Describe --topic lines",
+                add + " --operation Read --group kfp.relay-job.default",
+                add + " --operation Write --operation Describe --topic relayed",
+                add + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
+
+        Result ingest = kfp("acls", "ingest", "--principal", "User:ingest-team");
+        assertThat(ingest.exit()).as(ingest.err()).isZero();
+        assertThat(ingest.out())
+                .as("at-least-once by default: writes, no transactions, no consumer group")
+                .contains("--allow-principal User:ingest-team --operation Write --operation Describe --topic lines")
+                .doesNotContain("--transactional-id").doesNotContain("--group");
+
+        Result sink = kfp("acls", "sink", "--source.group-id", "readers");
+        assertThat(sink.exit()).as(sink.err()).isZero();
+        assertThat(sink.out())
+                .contains("User:sink --operation Read --operation Describe --topic relayed")
+                .contains("User:sink --operation Read --group readers")
+                .doesNotContain("Write");
     }
 
     @Test

@@ -50,6 +50,7 @@ public final class EmbeddedJobs {
                         spec.groups(),
                         spec.defaults(),
                         spec.preflights(),
+                        spec.extraOutputTopics(),
                         config -> client[0] = submitter.submit(config));
         int exit = new JobEntryPoint(System.getenv(), out, err, AdminBrokerView::new).run(async, args);
         return new Submitted(exit, client[0]);

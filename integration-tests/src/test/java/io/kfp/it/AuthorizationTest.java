@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.preflight.RequiredAcls;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.embedded.EmbeddedKafka;
@@ -144,9 +145,12 @@ class AuthorizationTest {
     void withTheReadmesAclsTheRelayCopiesEveryRecordOnce(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
         String name = "az";
         kafka.createTopics(2, name + "-in", name + "-out");
+        // What the relay computes for itself (--preflight.print-acls, kfp acls) is the README's list; granted, and no more.
+        List<AclBinding> computed = RequiredAcls.of(RelayJob.SPEC.configuration(relayArgs(name, "relay", RELAY_PASSWORD)
+                .toArray(String[]::new)), RelayJob.SPEC.groups(), List.of(), "User:relay");
+        assertThat(computed).containsExactlyInAnyOrderElementsOf(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name));
         try (Admin admin = kafka.admin()) {
-            admin.createAcls(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(computed).all().get(30, TimeUnit.SECONDS);
         }
         List<String> sent = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -221,17 +225,30 @@ class AuthorizationTest {
     void withoutDescribeOnItsInputTopicPreflightSaysNotAuthorized() throws Exception {
         String name = "az-hidden";
         kafka.createTopics(1, name + "-in", name + "-out");
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC,
-                relayArgs(name, "stranger", "stranger-s3cret").toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        String stderr = err.toString(StandardCharsets.UTF_8);
-        assertThat(s.exitCode()).as(stderr).isEqualTo(2);
-        assertThat(stderr)
+        assertThat(refusedBeforeSubmitting(relayArgs(name, "stranger", "stranger-s3cret")))
                 .contains("not authorized to describe the input topic '" + name + "-in'")
                 .contains("--operation Describe --operation Read --topic " + name + "-in")
                 .doesNotContain("does not exist")
                 .doesNotContain("stranger-s3cret");
+    }
+
+    @Test
+    void aWrongPasswordIsRefusedBeforeSubmittingNamingUserMechanismAndServers() throws Exception {
+        assertThat(refusedBeforeSubmitting(relayArgs("az-wrong", "relay", "not-the-s3cret")))
+                .contains("refused the login of user 'relay' with SCRAM-SHA-512 over SASL_SSL")
+                .contains(kafka.bootstrapServers())
+                .doesNotContain("not-the-s3cret")
+                .doesNotContain(RELAY_PASSWORD);
+    }
+
+    /** Submits the relay with {@code args}, expects exit code 2 (refused before submitting) and returns its stderr. */
+    static String refusedBeforeSubmitting(List<String> args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertThat(s.exitCode()).as(stderr).isEqualTo(2);
+        return stderr;
     }
 
     static String get(String url) throws Exception {

@@ -51,6 +51,7 @@ public final class RelayJob {
                     .defaultValue(SourceOptions.STARTING_OFFSETS, "group-offsets")
                     .defaultValue(SourceOptions.OFFSET_RESET, "earliest")
                     .preflight(RelayPreflight::check)
+                    .extraOutputTopics(RelayPreflight::lateTopic)
                     .runner(config -> fromConfig(config).execute());
 
     private final ReadableConfig config;

@@ -15,10 +15,15 @@ final class RelayPreflight {
 
     private RelayPreflight() {}
 
+    /** The late-record topic, when the relay writes one (window-count with relay.late-topic set). */
+    static List<String> lateTopic(ReadableConfig config) {
+        boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
+        return config.getOptional(RelayOptions.LATE_TOPIC).filter(t -> windowCount).stream().toList();
+    }
+
     static List<ConfigProblem> check(ReadableConfig config, BrokerView broker) throws Exception {
         List<ConfigProblem> problems = new ArrayList<>();
-        boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
-        Optional<String> late = config.getOptional(RelayOptions.LATE_TOPIC).filter(t -> windowCount);
+        Optional<String> late = lateTopic(config).stream().findFirst();
         if (late.isPresent() && !broker.topicNames().contains(late.get())) {
             problems.add(
                     new ConfigProblem(

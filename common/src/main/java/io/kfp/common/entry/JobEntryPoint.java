@@ -13,6 +13,7 @@ import io.kfp.common.kafka.LostTransactionGuard;
 import io.kfp.common.preflight.AdminBrokerView;
 import io.kfp.common.preflight.BrokerPreflight;
 import io.kfp.common.preflight.PreflightOptions;
+import io.kfp.common.preflight.RequiredAcls;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,6 +93,16 @@ public final class JobEntryPoint {
         } catch (InvalidConfigurationException e) {
             reportUserError(spec, e.problems(), "configuration error", "configuration errors");
             return EXIT_USER_ERROR;
+        }
+        if (config.getOptional(PreflightOptions.PRINT_ACLS).isPresent()) {
+            RequiredAcls.kafkaAclsLines(
+                            RequiredAcls.of(config, spec.groups(), spec.extraOutputTopics().apply(config),
+                                    config.get(PreflightOptions.PRINT_ACLS)),
+                            config,
+                            config.get(KafkaClientOptions.BOOTSTRAP_SERVERS))
+                    .forEach(out::println);
+            out.flush();
+            return 0;
         }
         LOG.info(
                 "Starting {} with this configuration (secrets hidden):\n{}",

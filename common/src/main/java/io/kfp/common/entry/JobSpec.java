@@ -12,12 +12,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * Everything the entry point needs to know about a job: its command name, what it does, the
- * option groups it accepts, its own defaults, and how to run it once the configuration is valid.
+ * option groups it accepts, its own defaults, the topics it writes besides {@code sink.topic} (for
+ * its ACLs), and how to run it once the configuration is valid.
  */
 public record JobSpec(
         String command,
@@ -25,6 +28,7 @@ public record JobSpec(
         List<OptionGroup> groups,
         Map<String, String> defaults,
         List<JobPreflight> preflights,
+        Function<ReadableConfig, List<String>> extraOutputTopics,
         JobRunner runner) {
 
     /** Builds and executes the job from a validated configuration. */
@@ -71,6 +75,7 @@ public record JobSpec(
                                 PreflightOptions.GROUP));
         private final Map<String, String> defaults = new LinkedHashMap<>();
         private final List<JobPreflight> preflights = new ArrayList<>();
+        private Function<ReadableConfig, List<String>> extraOutputTopics = config -> List.of();
 
         private Builder(String command, String description) {
             this.command = command;
@@ -95,8 +100,14 @@ public record JobSpec(
             return this;
         }
 
+        /** Topics the job writes besides {@code sink.topic}, given its settings (e.g. the relay's late-record topic). */
+        public Builder extraOutputTopics(Function<ReadableConfig, List<String>> topics) {
+            extraOutputTopics = topics;
+            return this;
+        }
+
         public JobSpec runner(JobRunner runner) {
-            return new JobSpec(command, description, groups, defaults, preflights, runner);
+            return new JobSpec(command, description, groups, defaults, preflights, extraOutputTopics, runner);
         }
     }
 }

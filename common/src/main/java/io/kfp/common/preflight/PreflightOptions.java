@@ -30,6 +30,16 @@ public final class PreflightOptions implements OptionGroup {
                     .defaultValue(Duration.ofSeconds(10))
                     .withDescription("How long the checks may take in total before the broker is reported unreachable.");
 
+    public static final ConfigOption<String> PRINT_ACLS =
+            key("preflight.print-acls")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Print the kafka-acls.sh lines that grant this principal (e.g. User:relay)"
+                                    + " exactly what the job needs on an authorizing Kafka - its topics,"
+                                    + " consumer group and transactional id prefix, from these settings -"
+                                    + " then exit without running the job or contacting Kafka.");
+
     private PreflightOptions() {}
 
     @Override
@@ -39,7 +49,7 @@ public final class PreflightOptions implements OptionGroup {
 
     @Override
     public List<ConfigOption<?>> options() {
-        return List.of(SKIP, TIMEOUT);
+        return List.of(SKIP, TIMEOUT, PRINT_ACLS);
     }
 
     @Override
@@ -48,5 +58,7 @@ public final class PreflightOptions implements OptionGroup {
         if (timeout.compareTo(Duration.ofMillis(100)) < 0 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
             problems.add(TIMEOUT.key(), "must be between 100 ms and 5 min.", "use e.g. 10 s.");
         }
+        config.getOptional(PRINT_ACLS).filter(p -> !p.matches("[A-Za-z]+:\\S+")).ifPresent(p ->
+                problems.add(PRINT_ACLS.key(), "is not a Kafka principal (TYPE:NAME).", "use e.g. User:relay."));
     }
 }

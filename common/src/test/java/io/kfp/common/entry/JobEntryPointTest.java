@@ -177,6 +177,25 @@ class JobEntryPointTest {
     }
 
     @Test
+    void printAclsPrintsTheKafkaAclsLinesAndRunsNothing() {
+        brokerTopics = Set.of();
+        int code = run("--preflight.print-acls", "User:relay", "--kafka.bootstrap-servers", "k:9092");
+        assertThat(code).as(stderr()).isZero();
+        assertThat(runs).as("the job is not run").hasValue(0);
+        assertThat(stdout()).contains(
+                "kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal User:relay --operation Read --operation Describe --topic in",
+                "--operation Write --operation Describe --topic out",
+                "--transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
+        assertThat(stdout()).as("preflight did not run: the missing topics went unnoticed").doesNotContain("does not exist");
+    }
+
+    @Test
+    void printAclsWantsAPrincipal() {
+        assertThat(run("--preflight.print-acls", "relay")).isEqualTo(2);
+        assertThat(stderr()).contains("preflight.print-acls", "User:relay");
+    }
+
+    @Test
     void aFailingJobExitsOneWithItsCause() {
         JobSpec failing =
                 new JobSpec(
@@ -185,6 +204,7 @@ class JobEntryPointTest {
                         spec.groups(),
                         spec.defaults(),
                         spec.preflights(),
+                        spec.extraOutputTopics(),
                         config -> {
                             throw new IllegalStateException("wrapper", new RuntimeException("broker fenced us"));
                         });
