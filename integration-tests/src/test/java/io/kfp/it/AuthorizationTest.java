@@ -2,11 +2,15 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.entry.JobSpec;
 import io.kfp.common.preflight.RequiredAcls;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.embedded.EmbeddedKafka;
+import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
+import io.kfp.sink.ConsoleSink;
+import io.kfp.sink.SinkJob;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +23,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -100,7 +105,7 @@ class AuthorizationTest {
     @BeforeAll
     static void startBroker() throws Exception {
         kafka = EmbeddedKafka.startWithUsers(Path.of("target", "it-kafka"), ADMIN_PASSWORD,
-                Map.of("relay", RELAY_PASSWORD, "stranger", "stranger-s3cret"));
+                Map.of("relay", RELAY_PASSWORD, "stranger", "stranger-s3cret", "ingest", "ingest-s3cret", "sink", "sink-s3cret"));
     }
 
     @AfterAll
@@ -239,6 +244,68 @@ class AuthorizationTest {
                 .contains(kafka.bootstrapServers())
                 .doesNotContain("not-the-s3cret")
                 .doesNotContain(RELAY_PASSWORD);
+    }
+
+    @Test
+    void ingestAndSinkRunWithTheAclsTheyComputeAndNoMore() throws Exception {
+        String name = "az-ends";
+        kafka.createTopics(1, name);
+        List<String> lines = new ArrayList<>();
+        StringBuilder payload = new StringBuilder();
+        for (int i = 0; i < 100; i++) {
+            lines.add("line " + i);
+            payload.append("line ").append(i).append('\n');
+        }
+        synchronized (PipelineTest.PRINTED) {
+            PipelineTest.PRINTED.reset();
+        }
+        List<JobClient> jobs = new ArrayList<>();
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+            PipelineTest.serve(server, payload.toString().getBytes(StandardCharsets.UTF_8));
+            List<String> ingest = clientArgs(name, "ingest", "ingest-s3cret", "--sink.topic", name,
+                    "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true");
+            List<String> sink = clientArgs(name, "sink", "sink-s3cret", "--source.topics", name, "--source.offset-reset", "earliest");
+            grant(IngestJob.SPEC, ingest, "User:ingest");
+            grant(SinkJob.SPEC, sink, "User:sink");
+            EmbeddedJobs.Submitted s = EmbeddedJobs.submit(SinkJob.SPEC,
+                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))).executeAsync(),
+                    sink.toArray(String[]::new), System.out, System.err);
+            assertThat(s.exitCode()).as("sink-job submitted").isZero();
+            jobs.add(s.client());
+            s = EmbeddedJobs.submit(IngestJob.SPEC, ingest.toArray(String[]::new), System.out, System.err);
+            assertThat(s.exitCode()).as("ingest-job submitted").isZero();
+            jobs.add(s.client());
+            Topics.await("every line printed", Duration.ofMinutes(2), () -> PipelineTest.printedLines().size() >= lines.size());
+            assertThat(PipelineTest.printedLines()).containsExactlyInAnyOrderElementsOf(lines);
+        } finally {
+            for (JobClient job : jobs) {
+                if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                    job.cancel().get(1, TimeUnit.MINUTES);
+                }
+            }
+        }
+    }
+
+    /** A job's arguments on this broker as {@code user}: parallelism 1, its own instance id and checkpoints. */
+    static List<String> clientArgs(String name, String user, String password, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
+                "--job.instance-id", name,
+                "--job.parallelism", "1",
+                "--checkpoint.interval", "1 s",
+                "--checkpoint.dir", "target/it-checkpoints/" + name + "-" + user));
+        kafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    /** Grants {@code principal} exactly what the job computes for itself from {@code args}. */
+    static void grant(JobSpec spec, List<String> args, String principal) throws Exception {
+        ReadableConfig config = spec.configuration(args.toArray(String[]::new));
+        try (Admin admin = kafka.admin()) {
+            admin.createAcls(RequiredAcls.of(config, spec.groups(), spec.extraOutputTopics().apply(config), principal))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     /** Submits the relay with {@code args}, expects exit code 2 (refused before submitting) and returns its stderr. */

@@ -115,7 +115,7 @@ class PipelineTest {
     }
 
     /** Accepts the ingest job's connection and sends {@code payload}, then closes. */
-    private static Thread serve(ServerSocket server, byte[] payload) {
+    static Thread serve(ServerSocket server, byte[] payload) {
         return serve(server, payload, new java.util.concurrent.CountDownLatch(0));
     }
 
