@@ -54,6 +54,7 @@ class DeployEndToEndTest {
     static final int LINES = 1_000;
     static final int RECORDS = 200_000;
     static final int KILLS = 3;
+    static final String SECRET = "e2e-key-s3cret-41f7";
 
     @BeforeAll
     static void startKafkaAndCluster() throws Exception {
@@ -116,7 +117,9 @@ class DeployEndToEndTest {
             Commands.Result twice = Commands.run(List.of("bash", KFP.toString(), "submit", "relay"), ENV, RUN, Duration.ofMinutes(2));
             assertThat(twice.exit()).as(twice.output()).isEqualTo(2);
             assertThat(twice.output()).contains("relay-job is already running on the cluster (job ", "kfp stop relay");
-            submit("sink", overrides);
+            // A secret on the sink's command line (a real password would come from a config provider,
+            // but an operator may type one): searched for in everything the cluster logs and serves, below.
+            submit("sink", overrides, "--kafka.properties.ssl.key.password", SECRET);
             submit("ingest", overrides, "--ingest.endpoints", "127.0.0.1:" + lineServer.getLocalPort());
 
             // 1. Lines typed into a socket come out of the sink, on the TaskManagers' stdout.
@@ -184,7 +187,43 @@ class DeployEndToEndTest {
             assertThat(duplicates).as("duplicates").isZero();
             assertThat(gaps).as("gaps").isZero();
             assertThat(committed).hasSize(LINES + total);
+
+            // 4. The secret given to the sink is nowhere the cluster or kfp prints, logs or serves.
+            assertSecretNowhere();
         }
+    }
+
+    /**
+     * Searches for {@link #SECRET} in every log and stdout file of the run directory (JobManager,
+     * TaskManagers, broker), the cluster's conf, kfp status and kfp logs, and the REST answers an
+     * operator reads (job config, JobManager config, exceptions, job details). Not searched, on
+     * purpose: the blob store, where the job graph carries the sink's Kafka settings to the
+     * TaskManagers (they must log in); a config-provider reference keeps the password out of it.
+     */
+    private static void assertSecretNowhere() throws Exception {
+        Map<String, String> places = new java.util.LinkedHashMap<>();
+        for (Path dir : List.of(RUN.resolve("log"), RUN.resolve("flink-conf"))) {
+            try (var files = Files.walk(dir)) {
+                for (Path f : files.filter(Files::isRegularFile).toList()) {
+                    places.put(RUN.relativize(f).toString(), Files.readString(f, StandardCharsets.ISO_8859_1));
+                }
+            }
+        }
+        places.put("kfp status", run(List.of("bash", KFP.toString(), "status"), Duration.ofMinutes(2)));
+        places.put("kfp logs sink", run(List.of("bash", KFP.toString(), "logs", "sink"), Duration.ofMinutes(2)));
+        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String sink;
+        try (FlinkRest client = flinkRest()) {
+            sink = client.runningJob("sink-job").toHexString();
+        }
+        for (String path : List.of("/jobs/" + sink, "/jobs/" + sink + "/config", "/jobs/" + sink + "/exceptions",
+                "/jobmanager/config", "/jobs/overview")) {
+            places.put("REST " + path, get(rest + path));
+        }
+        assertThat(places).as("files and answers searched").hasSizeGreaterThan(10);
+        assertThat(places.get("REST /jobs/" + sink + "/config")).as("the job's config is served").contains("sink-job");
+        assertThat(places.entrySet().stream().filter(e -> e.getValue().contains(SECRET)).map(Map.Entry::getKey).toList())
+                .as("places that show the sink's password").isEmpty();
     }
 
     /**
