@@ -97,7 +97,7 @@ final class KafkaBroker {
 
     void stop() {
         // All nodes at once: a node stopped after the others waits for a controller quorum that is gone.
-        hosts().parallelStream().forEach(host -> processes(host).stop(NAME));
+        Processes.allAtOnce(hosts(), host -> processes(host).stop(NAME));
     }
 
     void status() {

@@ -583,7 +583,7 @@ public final class Kfp implements Callable<Integer> {
             all.stream().collect(java.util.stream.Collectors.groupingBy(t -> stopOrder(t.name()), java.util.TreeMap::new,
                             java.util.stream.Collectors.toList()))
                     // Everything goes: no broker needs to hand over leadership, so 10 s of grace is plenty.
-                    .values().forEach(group -> group.parallelStream().forEach(t -> t.processes().stop(t.name(), Duration.ofSeconds(10))));
+                    .values().forEach(group -> Processes.allAtOnce(group, t -> t.processes().stop(t.name(), Duration.ofSeconds(10))));
             lab.down();
         }
 

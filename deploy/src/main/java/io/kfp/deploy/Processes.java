@@ -14,6 +14,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -273,6 +275,38 @@ final class Processes {
             return all.subList(Math.max(0, all.size() - lines), all.size());
         } catch (IOException e) {
             return List.of("(" + file + " cannot be read: " + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * {@code action} on every item at the same time, one thread each, returning when all are done
+     * (the first failure is rethrown). Not a parallel stream: on two cores that runs two at a time,
+     * and a Kafka node stopped after the other two waits for a quorum that is gone.
+     */
+    static <T> void allAtOnce(List<T> items, Consumer<T> action) {
+        List<Thread> threads = new ArrayList<>();
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        for (T item : items) {
+            Thread t = new Thread(() -> {
+                try {
+                    action.accept(item);
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "kfp-" + item);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KfpException("interrupted", KfpException.FAILED, e);
+            }
+        }
+        if (failure.get() != null) {
+            throw failure.get();
         }
     }
 

@@ -42,6 +42,23 @@ class ProcessesTest {
     }
 
     @Test
+    void allAtOnceRunsEveryItemAtTheSameTimeNotTwoByTwo() {
+        // Three nodes that each wait for the other two, as Kafka nodes stopping need their quorum:
+        // with a parallel stream on two cores the third would never meet the first two.
+        java.util.concurrent.CyclicBarrier allThree = new java.util.concurrent.CyclicBarrier(3);
+        java.util.Set<String> done = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Processes.allAtOnce(List.of("kafka1", "kafka2", "kafka3"), node -> {
+            try {
+                allThree.await(1, java.util.concurrent.TimeUnit.MINUTES);
+            } catch (Exception e) {
+                throw new IllegalStateException(node + " waited alone", e);
+            }
+            done.add(node);
+        });
+        assertThat(done).containsExactlyInAnyOrder("kafka1", "kafka2", "kafka3");
+    }
+
+    @Test
     void startsDetachedTracksByPidAndStopsByPid() throws Exception {
         Processes p = processes();
         p.start("worker-1", run.resolve("log/worker-1.out"), tail(), run);
