@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.common.preflight.PreflightOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import io.kfp.common.preflight.PreflightOptions;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import org.apache.flink.configuration.DeploymentOptions;

@@ -362,13 +362,11 @@ public final class BrokerPreflight {
         String protocol = connection.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL);
         String mechanism = connection.getProperty(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM);
         String jaas = connection.getProperty(SaslConfigs.SASL_JAAS_CONFIG, "");
-        String user;
-        if (jaas.contains("${")) {
-            user = "the user of " + jaas.substring(jaas.indexOf("${"), jaas.indexOf('}', jaas.indexOf("${")) + 1);
-        } else {
-            Matcher m = JAAS_USERNAME.matcher(jaas);
-            user = m.find() ? "user '" + m.group(1) + "'" : "the configured user";
-        }
+        Matcher literal = JAAS_USERNAME.matcher(jaas);
+        Matcher reference = CONFIG_REFERENCE.matcher(jaas);
+        String user = literal.find() && !literal.group(1).contains("${")
+                ? "user '" + literal.group(1) + "'"
+                : reference.find() ? "the user of " + reference.group() : "the configured user";
         String property = KafkaClientOptions.PROPERTIES_PREFIX;
         if (e instanceof SslAuthenticationException || !protocol.startsWith("SASL")) {
             return new ConfigProblem(
@@ -393,6 +391,8 @@ public final class BrokerPreflight {
     }
 
     private static final Pattern JAAS_USERNAME = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
+    /** A config provider's reference, {@code ${file:/path:key}}: no secret, only where one is. */
+    private static final Pattern CONFIG_REFERENCE = Pattern.compile("\\$\\{[^}\\s\"]*}");
 
     private static ConfigProblem clientNotCreated(Requirements requirements, Exception e) {
         return new ConfigProblem(

@@ -62,6 +62,11 @@ class BrokerPreflightTest {
         assertThat(single(BrokerPreflight.check(RELAY, broker, TIMEOUT, w -> {}, connection)).problem())
                 .as("a jaas config from a config provider is named by its reference")
                 .contains("the user of ${file:/etc/kfp/relay.properties:jaas}");
+
+        connection.setProperty("sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"relay\" password=\"${file:/etc/kfp/pw:relay}\";");
+        assertThat(single(BrokerPreflight.check(RELAY, broker, TIMEOUT, w -> {}, connection)).problem())
+                .as("a literal user with its password from a file is named").contains("the login of user 'relay'");
     }
 
     @Test
