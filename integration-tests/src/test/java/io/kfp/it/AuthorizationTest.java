@@ -58,7 +58,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AuthorizationTest {
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(3);
 
     static final String ADMIN_PASSWORD = "admin-s3cret";
     static final String RELAY_PASSWORD = "relay-s3cret";
@@ -247,43 +247,71 @@ class AuthorizationTest {
     }
 
     @Test
-    void ingestAndSinkRunWithTheAclsTheyComputeAndNoMore() throws Exception {
-        String name = "az-ends";
-        kafka.createTopics(1, name);
+    void theThreeJobsRunWithTheAclsTheyComputeExactlyOnceThroughInjectedFailures() throws Exception {
+        String name = "az-all";
+        kafka.createTopics(2, name + "-a", name + "-b");
+        int n = 20_000;
         List<String> lines = new ArrayList<>();
-        StringBuilder payload = new StringBuilder();
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < n; i++) {
             lines.add("line " + i);
-            payload.append("line ").append(i).append('\n');
         }
         synchronized (PipelineTest.PRINTED) {
             PipelineTest.PRINTED.reset();
         }
+        FailureInjector.Plan plan = FailureInjector.plan(name);
         List<JobClient> jobs = new ArrayList<>();
         try (java.net.ServerSocket server = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
-            PipelineTest.serve(server, payload.toString().getBytes(StandardCharsets.UTF_8));
-            List<String> ingest = clientArgs(name, "ingest", "ingest-s3cret", "--sink.topic", name,
+            serveSlowly(server, lines);
+            List<String> ingest = clientArgs(name, "ingest", "ingest-s3cret", "--sink.topic", name + "-a",
                     "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true");
-            List<String> sink = clientArgs(name, "sink", "sink-s3cret", "--source.topics", name, "--source.offset-reset", "earliest");
+            List<String> relay = clientArgs(name, "relay", RELAY_PASSWORD, "--source.topics", name + "-a", "--sink.topic", name + "-b");
+            List<String> sink = clientArgs(name, "sink", "sink-s3cret", "--source.topics", name + "-b", "--source.offset-reset", "earliest");
             grant(IngestJob.SPEC, ingest, "User:ingest");
+            grant(RelayJob.SPEC, relay, "User:relay");
             grant(SinkJob.SPEC, sink, "User:sink");
-            EmbeddedJobs.Submitted s = EmbeddedJobs.submit(SinkJob.SPEC,
-                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))).executeAsync(),
-                    sink.toArray(String[]::new), System.out, System.err);
-            assertThat(s.exitCode()).as("sink-job submitted").isZero();
-            jobs.add(s.client());
-            s = EmbeddedJobs.submit(IngestJob.SPEC, ingest.toArray(String[]::new), System.out, System.err);
-            assertThat(s.exitCode()).as("ingest-job submitted").isZero();
-            jobs.add(s.client());
-            Topics.await("every line printed", Duration.ofMinutes(2), () -> PipelineTest.printedLines().size() >= lines.size());
-            assertThat(PipelineTest.printedLines()).containsExactlyInAnyOrderElementsOf(lines);
+            jobs.add(submitted(SinkJob.SPEC,
+                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))).executeAsync(), sink));
+            // The relay fails twice (a record after its first checkpoint, then a checkpoint after it recovered).
+            jobs.add(submitted(RelayJob.SPEC, c -> RelayJob.fromConfig(c)
+                    .withStageAfterSource(st -> st.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector"))
+                    .executeAsync(), relay));
+            jobs.add(submitted(IngestJob.SPEC, EmbeddedJobs.STANDARD.get(IngestJob.SPEC.command()), ingest));
+            Topics.await("both failures injected and every line printed", Duration.ofMinutes(3),
+                    () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n);
+            assertThat(PipelineTest.printedLines()).as("committed lines out, each once").containsExactlyInAnyOrderElementsOf(lines);
         } finally {
+            plan.enabled = false;
             for (JobClient job : jobs) {
                 if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
                     job.cancel().get(1, TimeUnit.MINUTES);
                 }
             }
         }
+    }
+
+    /** The ingest job's connection gets {@code lines} over a few seconds, so checkpoints complete while they flow. */
+    private static void serveSlowly(java.net.ServerSocket server, List<String> lines) {
+        Thread t = new Thread(() -> {
+            try (java.net.Socket socket = server.accept(); java.io.OutputStream out = socket.getOutputStream()) {
+                for (int from = 0; from < lines.size(); from += 500) {
+                    StringBuilder chunk = new StringBuilder();
+                    lines.subList(from, Math.min(lines.size(), from + 500)).forEach(l -> chunk.append(l).append('\n'));
+                    out.write(chunk.toString().getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    Thread.sleep(100);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "az-line-server");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static JobClient submitted(JobSpec spec, EmbeddedJobs.Submitter submitter, List<String> args) {
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, submitter, args.toArray(String[]::new), System.out, System.err);
+        assertThat(s.exitCode()).as(spec.command() + " submitted").isZero();
+        return s.client();
     }
 
     /** A job's arguments on this broker as {@code user}: parallelism 1, its own instance id and checkpoints. */
