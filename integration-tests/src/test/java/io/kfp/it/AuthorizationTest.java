@@ -134,14 +134,7 @@ class AuthorizationTest {
     }
 
     static List<String> relayArgs(String name, String user, String password, String... extra) {
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
-                "--source.topics", name + "-in", "--sink.topic", name + "-out",
-                "--job.instance-id", name,
-                "--job.parallelism", "1",
-                "--checkpoint.interval", "1 s",
-                "--checkpoint.dir", "target/it-checkpoints/" + name));
-        kafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
+        List<String> args = clientArgs(name, user, password, "--source.topics", name + "-in", "--sink.topic", name + "-out");
         args.addAll(List.of(extra));
         return args;
     }
