@@ -83,31 +83,20 @@ final class JobSubmitter {
 
     /** Submits detached; prints and returns the job id. */
     String submit(DeployedJob job, List<String> userArgs) {
-        Path jar = job.jar(settings);
-        if (!Files.isRegularFile(jar)) {
-            throw new KfpException(jar + " is missing: run 'kfp build' first.");
-        }
+        Path jar = builtJar(job);
         Submission submission = plan(job, userArgs);
         String name = job.jobName(submission.config(), environment, submission.args());
         try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
             FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
         }
-        Path tmp = settings.run().resolve("tmp");
         try {
-            Files.createDirectories(tmp);
-            Path idFile = Files.createTempFile(tmp, "submit-" + job.name() + "-", ".jobid");
-            Path output = Files.createTempFile(tmp, "submit-" + job.name() + "-", ".out");
+            Path idFile = Files.createTempFile(tmpDir(), "submit-" + job.name() + "-", ".jobid");
             try {
                 List<String> command = new ArrayList<>(cli(idFile));
                 command.addAll(List.of("run", "-d", "-D" + DeploymentOptions.JOB_LISTENERS.key() + "=" + SubmittedJobId.class.getName(),
                         jar.toString(), "--config", submission.config().toString()));
                 command.addAll(submission.args());
-                int exit = runCli(command, output);
-                String printed = Files.readString(output, StandardCharsets.UTF_8);
-                if (exit != 0) {
-                    err.print(printed);
-                    throw new KfpException(job.module() + " was not submitted (exit code " + exit + "); its output is above.");
-                }
+                String printed = runCaptured(command, "submit-" + job.name(), job.module() + " was not submitted");
                 String id = Files.readString(idFile).trim();
                 if (!id.matches("[0-9a-f]{32}")) {
                     err.print(printed);
@@ -117,7 +106,6 @@ final class JobSubmitter {
                 return id;
             } finally {
                 Files.deleteIfExists(idFile);
-                Files.deleteIfExists(output);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -130,35 +118,50 @@ final class JobSubmitter {
      * no cluster and no broker needed.
      */
     void printAcls(DeployedJob job, List<String> userArgs, String principal) {
+        Path jar = builtJar(job);
+        Submission submission = plan(job, userArgs);
+        try (JarFile file = new JarFile(jar.toFile())) {
+            String main = file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
+            List<String> command = new ArrayList<>(List.of(settings.javaBin()));
+            command.addAll(FlinkCluster.JAVA_OPENS);
+            command.addAll(List.of("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"),
+                    "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
+            command.addAll(submission.args());
+            command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
+            out.print(runCaptured(command, "acls-" + job.name(), job.module() + " could not say which ACLs it needs"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Path builtJar(DeployedJob job) {
         Path jar = job.jar(settings);
         if (!Files.isRegularFile(jar)) {
             throw new KfpException(jar + " is missing: run 'kfp build' first.");
         }
-        Submission submission = plan(job, userArgs);
-        Path tmp = settings.run().resolve("tmp");
-        try (JarFile file = new JarFile(jar.toFile())) {
-            String main = file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
-            Files.createDirectories(tmp);
-            Path output = Files.createTempFile(tmp, "acls-" + job.name() + "-", ".out");
-            try {
-                List<String> command = new ArrayList<>(List.of(settings.javaBin()));
-                command.addAll(FlinkCluster.JAVA_OPENS);
-                command.addAll(List.of("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"),
-                        "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
-                command.addAll(submission.args());
-                command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
-                int exit = runCli(command, output);
-                String printed = Files.readString(output, StandardCharsets.UTF_8);
-                if (exit != 0) {
-                    err.print(printed);
-                    throw new KfpException(job.module() + " could not say which ACLs it needs (exit code " + exit + "); its output is above.");
-                }
-                out.print(printed);
-            } finally {
-                Files.deleteIfExists(output);
+        return jar;
+    }
+
+    private Path tmpDir() throws IOException {
+        return Files.createDirectories(settings.run().resolve("tmp"));
+    }
+
+    /**
+     * Runs {@code command} (a JVM running a job's main) with its output in a temporary file and
+     * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure}.
+     */
+    private String runCaptured(List<String> command, String prefix, String failure) throws IOException {
+        Path output = Files.createTempFile(tmpDir(), prefix + "-", ".out");
+        try {
+            int exit = runCli(command, output);
+            String printed = Files.readString(output, StandardCharsets.UTF_8);
+            if (exit != 0) {
+                err.print(printed);
+                throw new KfpException(failure + " (exit code " + exit + "); its output is above.");
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return printed;
+        } finally {
+            Files.deleteIfExists(output);
         }
     }
 
