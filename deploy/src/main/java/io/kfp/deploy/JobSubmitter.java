@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.preflight.PreflightOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,6 +45,12 @@ final class JobSubmitter {
         // Explicit kfp settings for where things run apply to every job; the job's file says the rest.
         if (settings.externalKafka() || settings.kafkaPortGiven() || settings.topology() != null) {
             args.addAll(List.of("--kafka.bootstrap-servers", settings.bootstrap()));
+        }
+        KafkaSecurity security = settings.kafkaSecurity();
+        if (!settings.externalKafka() && security.enabled()) {
+            // The job's own user on the secure broker; its password stays in its file, read by each client at start.
+            security.clientSettings(job.name()).forEach((key, value) ->
+                    args.addAll(List.of("--" + KafkaClientOptions.PROPERTIES_PREFIX + key, value.toString())));
         }
         if (settings.topology() != null) {
             String shared = cluster.sharedStorage();
@@ -96,7 +103,11 @@ final class JobSubmitter {
                 command.addAll(List.of("run", "-d", "-D" + DeploymentOptions.JOB_LISTENERS.key() + "=" + SubmittedJobId.class.getName(),
                         jar.toString(), "--config", submission.config().toString()));
                 command.addAll(submission.args());
-                String printed = runCaptured(command, "submit-" + job.name(), job.module() + " was not submitted");
+                String printed = runCaptured(command, "submit-" + job.name(), output -> job.module() + " was not submitted"
+                        + (output.contains("not authorized") && !settings.externalKafka() && settings.kafkaSecurity().enabled()
+                                ? "; on kfp's secure broker it logs in as User:" + job.name() + ", and 'kfp acls " + job.name()
+                                        + " --grant' gives it what it needs"
+                                : ""));
                 String id = Files.readString(idFile).trim();
                 if (!id.matches("[0-9a-f]{32}")) {
                     err.print(printed);
@@ -118,6 +129,42 @@ final class JobSubmitter {
      * no cluster and no broker needed.
      */
     void printAcls(DeployedJob job, List<String> userArgs, String principal) {
+        out.print(acls(job, userArgs, principal));
+    }
+
+    /**
+     * Grants them on kfp's secure broker: each printed line run by Kafka's own kafka-acls.sh
+     * ({@code AclCommand}, see {@link AclGrant}) as kfp's admin user - so what {@code kfp acls}
+     * prints is what works.
+     */
+    void grantAcls(DeployedJob job, List<String> userArgs, String principal) {
+        KafkaSecurity security = settings.kafkaSecurity();
+        if (settings.externalKafka() || !security.enabled()) {
+            throw new KfpException("--grant: " + (settings.externalKafka() ? "KAFKA_BOOTSTRAP=" + settings.bootstrap() + " is not kfp's broker"
+                    : "the broker kfp started does not authorize (it was not started with 'kfp kafka start --secure')")
+                    + ". On another cluster run the printed lines (kfp acls " + job.name() + ") with its admin's settings: kafka-acls.sh ... --command-config FILE.");
+        }
+        List<String> lines = new ArrayList<>();
+        for (String line : acls(job, userArgs, principal).split("\n")) {
+            if (line.startsWith("#")) {
+                out.println(line);
+            } else if (line.startsWith(AclGrant.KAFKA_ACLS)) {
+                lines.add(line);
+            }
+        }
+        List<String> command = new ArrayList<>(List.of(settings.javaBin(), "-cp",
+                settings.dist().resolve("kafka").resolve("libs") + "/*:" + Kfp.ownClasspath(settings),
+                AclGrant.class.getName(), security.adminProperties().toString()));
+        command.addAll(lines);
+        try {
+            runCaptured(command, "grant-" + job.name(), output -> "kafka-acls.sh did not grant " + principal + " all it needs");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        lines.forEach(line -> out.println("granted: " + line.substring(line.indexOf("--allow-principal"))));
+    }
+
+    private String acls(DeployedJob job, List<String> userArgs, String principal) {
         Path jar = builtJar(job);
         Submission submission = plan(job, userArgs);
         try (JarFile file = new JarFile(jar.toFile())) {
@@ -128,7 +175,7 @@ final class JobSubmitter {
                     "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
             command.addAll(submission.args());
             command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
-            out.print(runCaptured(command, "acls-" + job.name(), job.module() + " could not say which ACLs it needs"));
+            return runCaptured(command, "acls-" + job.name(), output -> job.module() + " could not say which ACLs it needs");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -148,16 +195,16 @@ final class JobSubmitter {
 
     /**
      * Runs {@code command} (a JVM running a job's main) with its output in a temporary file and
-     * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure}.
+     * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure} of it.
      */
-    private String runCaptured(List<String> command, String prefix, String failure) throws IOException {
+    private String runCaptured(List<String> command, String prefix, java.util.function.UnaryOperator<String> failure) throws IOException {
         Path output = Files.createTempFile(tmpDir(), prefix + "-", ".out");
         try {
             int exit = runCli(command, output);
             String printed = Files.readString(output, StandardCharsets.UTF_8);
             if (exit != 0) {
                 err.print(printed);
-                throw new KfpException(failure + " (exit code " + exit + "); its output is above.");
+                throw new KfpException(failure.apply(printed) + " (exit code " + exit + "); its output is above.");
             }
             return printed;
         } finally {

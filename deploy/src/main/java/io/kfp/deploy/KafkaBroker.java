@@ -44,13 +44,33 @@ final class KafkaBroker {
         return hosts;
     }
 
-    void start() {
+    /**
+     * Starts every node, formatting its storage the first time. {@code secure}: the first format
+     * makes it a broker that authenticates and authorizes ({@link KafkaSecurity}); a storage
+     * formatted so stays so.
+     */
+    void start(boolean secure) {
         if (settings.externalKafka()) {
             out.println("KAFKA_BOOTSTRAP=" + settings.bootstrap() + ": using that cluster, not starting one.");
             return;
         }
         settings.requireDist();
         List<Topology.Host> hosts = hosts();
+        KafkaSecurity security = settings.kafkaSecurity();
+        if (secure && settings.topology() != null) {
+            throw new KfpException("--secure is for the one-host setup for now: the lab's brokers start without users"
+                    + " (its drill grants no ACLs). Unset KFP_TOPOLOGY for a secure broker on this host.");
+        }
+        if (secure && !security.enabled()) {
+            for (Topology.Host host : hosts) {
+                if (Files.exists(metaProperties(host))) {
+                    throw new KfpException("--secure: the broker's storage " + metaProperties(host).getParent()
+                            + " was formatted without users, and SCRAM users are made only at format time."
+                            + " Stop it ('kfp kafka stop') and remove that directory (its topics go with it), or use another KFP_RUN_DIR.");
+                }
+            }
+            security.create(hosts.stream().map(KfpSettings::address).toList());
+        }
         String clusterId = clusterId();
         for (int i = 0; i < hosts.size(); i++) {
             startNode(hosts.get(i), i + 1, clusterId);
@@ -61,6 +81,11 @@ final class KafkaBroker {
         }
         out.println("Kafka ready on " + settings.bootstrap() + " (data: " + settings.hostRun(hosts.get(0)).resolve("kafka-data")
                 + (hosts.size() > 1 ? " and on the other kafka hosts" : "") + ")");
+        if (security.enabled()) {
+            out.println("  SASL_SSL, SCRAM users " + String.join(", ", KafkaSecurity.users()) + " (passwords in "
+                    + security.dir().resolve("users") + "), ACLs enforced: grant each job its own with 'kfp acls JOB --grant'."
+                    + " Admin client settings: " + security.adminProperties());
+        }
     }
 
     /** Starts one node; {@code nodeId} is its place among the kafka hosts, from 1. */
@@ -83,7 +108,7 @@ final class KafkaBroker {
             Files.writeString(properties, properties(host, nodeId));
             Files.copy(settings.home().resolve("conf/kafka/log4j2.properties"), dir.resolve("log4j2.properties"),
                     StandardCopyOption.REPLACE_EXISTING);
-            if (!Files.exists(settings.hostRun(host).resolve("kafka-data").resolve("meta.properties"))) {
+            if (!Files.exists(metaProperties(host))) {
                 format(host, properties, clusterId);
             }
         } catch (IOException e) {
@@ -103,7 +128,9 @@ final class KafkaBroker {
     void status() {
         for (Topology.Host host : hosts()) {
             String address = host == null ? settings.bootstrap() : host.address() + ":" + settings.kafkaPort();
-            out.println(processes(host).describe(NAME, "kafka" + on(host), address));
+            KafkaSecurity security = settings.kafkaSecurity();
+            out.println(processes(host).describe(NAME, "kafka" + on(host), address
+                    + (security.enabled() ? " (SASL_SSL, SCRAM-SHA-512, ACLs; admin settings " + security.adminProperties() + ")" : "")));
         }
     }
 
@@ -120,7 +147,22 @@ final class KafkaBroker {
                 log(host).resolve("kafka.out"), Duration.ofSeconds(90));
     }
 
+    private Path metaProperties(Topology.Host host) {
+        return settings.hostRun(host).resolve("kafka-data").resolve("meta.properties");
+    }
+
     private String properties(Topology.Host host, int nodeId) throws IOException {
+        String node = node(host, nodeId);
+        KafkaSecurity security = settings.kafkaSecurity();
+        if (!security.enabled()) {
+            return node;
+        }
+        return node + "\n" + settings.fill(Files.readString(settings.home().resolve("conf/kafka/sasl-ssl.properties")), host)
+                .replace("@KFP_SECURITY_DIR@", security.dir().toString())
+                .replace("@KFP_SUPER_USERS@", KafkaSecurity.SUPER_USERS);
+    }
+
+    private String node(Topology.Host host, int nodeId) throws IOException {
         if (host == null) {
             return settings.fill(Files.readString(settings.home().resolve("conf/kafka/server.properties")));
         }
@@ -157,7 +199,15 @@ final class KafkaBroker {
     /** Formats the storage directory, as kafka-storage.sh format does (--standalone on one host). */
     private void format(Topology.Host host, Path properties, String clusterId) throws IOException {
         List<String> command = new ArrayList<>(java(host));
-        command.addAll(List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
+        if (settings.kafkaSecurity().enabled()) {
+            // Ours, which adds the SCRAM users without their passwords on a command line.
+            command.set(command.indexOf("-cp") + 1, command.get(command.indexOf("-cp") + 1) + ":" + Kfp.ownClasspath(settings)
+                    + ":" + settings.dist().resolve("kfp").resolve("lib") + "/*");
+            command.addAll(List.of(StorageFormat.class.getName(), settings.run().toString(), String.join(",", KafkaSecurity.users())));
+        } else {
+            command.add("kafka.tools.StorageTool");
+        }
+        command.addAll(List.of("format", "-t", clusterId, "-c", properties.toString()));
         if (host == null) {
             command.add("--standalone");
         }

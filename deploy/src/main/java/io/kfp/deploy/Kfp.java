@@ -125,7 +125,10 @@ public final class Kfp implements Callable<Integer> {
         if (args[0].equals("lab")) {
             return args.length > 1 && List.of("drill", "soak").contains(args[1]);
         }
-        return !List.of("help", "-V", "--version", "build", "logs", "acls").contains(args[0]);
+        if (args[0].equals("acls")) {
+            return List.of(args).contains("--grant");
+        }
+        return !List.of("help", "-V", "--version", "build", "logs").contains(args[0]);
     }
 
     /** Runs this same command in the client host's namespace ({@code ip netns exec}); returns its exit code. */
@@ -285,8 +288,10 @@ public final class Kfp implements Callable<Integer> {
         @ParentCommand Kfp kfp;
 
         @Command(name = "start", description = "Format its storage the first time, start it, wait until it answers.")
-        void start() {
-            kfp.kafka().start();
+        void start(@Option(names = "--secure", description = {"the first time: a broker that authenticates (SASL_SSL, SCRAM-SHA-512 users",
+                "admin, ingest, relay, sink) and authorizes (ACLs; kfp acls JOB --grant); kfp submit then gives each job its user.",
+                "Certificates and passwords are made in KFP_RUN_DIR/kafka-security. A broker formatted so stays so."}) boolean secure) {
+            kfp.kafka().start(secure);
         }
 
         @Command(name = "stop", description = "Stop it by its PID (TERM, then KILL after 30 s).")
@@ -356,7 +361,7 @@ public final class Kfp implements Callable<Integer> {
             }
             kfp.requireLabNetwork();
             int brokers = settings.topology() == null ? 1 : settings.topology().with(Topology.Role.KAFKA).size();
-            new Topics(settings.bootstrap(), kfp.out).create(topics, Topics.PARTITIONS, (short) Math.min(3, brokers));
+            new Topics(settings, kfp.out).create(topics, Topics.PARTITIONS, (short) Math.min(3, brokers));
         }
     }
 
@@ -415,10 +420,19 @@ public final class Kfp implements Callable<Integer> {
         @Option(names = "--principal", paramLabel = "TYPE:NAME", description = "the job's Kafka user (default User:JOB)")
         String principal;
 
+        @Option(names = "--grant", description = "create them on kfp's secure broker (kfp kafka start --secure), as its admin user, with Kafka's kafka-acls.sh")
+        boolean grant;
+
         @Override
         public Integer call() {
             DeployedJob deployed = job.deployed();
-            kfp.submitter().printAcls(deployed, job.args(), principal != null ? principal : "User:" + deployed.name());
+            String user = principal != null ? principal : "User:" + deployed.name();
+            if (grant) {
+                kfp.requireLabNetwork();
+                kfp.submitter().grantAcls(deployed, job.args(), user);
+            } else {
+                kfp.submitter().printAcls(deployed, job.args(), user);
+            }
             return 0;
         }
     }

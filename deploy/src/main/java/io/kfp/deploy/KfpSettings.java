@@ -105,6 +105,24 @@ record KfpSettings(
         }
     }
 
+    /** The secure broker's users, certificates and client settings ({@code kfp kafka start --secure}). */
+    KafkaSecurity kafkaSecurity() {
+        return new KafkaSecurity(run);
+    }
+
+    /**
+     * What every Kafka client kfp makes starts from: the bootstrap servers, and on the secure
+     * broker kfp's admin user (never on an external cluster: KAFKA_BOOTSTRAP brings its own).
+     */
+    java.util.Properties kafkaClient() {
+        java.util.Properties props = new java.util.Properties();
+        if (!externalKafka && kafkaSecurity().enabled()) {
+            props.putAll(kafkaSecurity().adminSettings());
+        }
+        props.setProperty(org.apache.kafka.clients.CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return props;
+    }
+
     /** The cluster's configuration directory, written from conf/flink by every command that needs it. */
     Path flinkConf() {
         return run.resolve("flink-conf");

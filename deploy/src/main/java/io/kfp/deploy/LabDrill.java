@@ -159,7 +159,7 @@ final class LabDrill {
                 System.err.println("could not heal " + h.name() + ": " + e.getMessage());
             }
         })));
-        new Topics(settings.bootstrap(), out).create(new java.util.TreeSet<>(List.of(input, output)), Topics.PARTITIONS, (short) 3);
+        new Topics(settings, out).create(new java.util.TreeSet<>(List.of(input, output)), Topics.PARTITIONS, (short) 3);
         submit(null);
         AtomicBoolean faultsDone = new AtomicBoolean(false);
         Thread producer = new Thread(() -> produce(records, rate, faultsDone), "drill-producer");
@@ -476,8 +476,7 @@ final class LabDrill {
     }
 
     private void produce(long records, int rate, AtomicBoolean faultsDone) {
-        Properties props = new Properties();
-        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+        Properties props = settings.kafkaClient();
         props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
         // Idempotent: a send retried across a broker failure is written once, in order.
         props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -521,8 +520,7 @@ final class LabDrill {
         @Override
         public void run() {
             java.util.Arrays.fill(lastOfKey, -1);
-            Properties props = new Properties();
-            props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+            Properties props = settings.kafkaClient();
             props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -679,7 +677,7 @@ final class LabDrill {
     // --- helpers ----------------------------------------------------------------------------------
 
     private Admin admin() {
-        return Topics.admin(settings.bootstrap());
+        return Topics.admin(settings);
     }
 
     private KafkaBroker kafka() {

@@ -18,25 +18,26 @@ final class Topics {
 
     static final int PARTITIONS = 4;
 
+    private final KfpSettings settings;
     private final String bootstrap;
     private final PrintStream out;
 
-    Topics(String bootstrap, PrintStream out) {
-        this.bootstrap = bootstrap;
+    Topics(KfpSettings settings, PrintStream out) {
+        this.settings = settings;
+        this.bootstrap = settings.bootstrap();
         this.out = out;
     }
 
-    /** Creates each missing topic, then waits until every partition has a leader. */
-    /** The Admin client kfp uses for everything it asks Kafka: calls give up after 30 s. */
-    static Admin admin(String bootstrap) {
-        Properties props = new Properties();
-        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    /** The Admin client kfp uses for everything it asks Kafka (as its admin user on the secure broker): calls give up after 30 s. */
+    static Admin admin(KfpSettings settings) {
+        Properties props = settings.kafkaClient();
         props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         return Admin.create(props);
     }
 
+    /** Creates each missing topic, then waits until every partition has a leader. */
     void create(Set<String> topics, int partitions, short replicationFactor) {
-        try (Admin admin = admin(bootstrap)) {
+        try (Admin admin = admin(settings)) {
             for (String topic : new LinkedHashSet<>(topics)) {
                 try {
                     NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor);

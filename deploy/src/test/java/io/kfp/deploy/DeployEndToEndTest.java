@@ -20,19 +20,13 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,10 +41,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeployEndToEndTest {
 
-    static final Path KFP = Path.of("bin", "kfp").toAbsolutePath();
-    static final Path RUN = Path.of("target", "e2e-run").toAbsolutePath();
-    static final Map<String, String> ENV = new HashMap<>();
-    static String bootstrap;
+    static OneHostKfp host;
     static final int LINES = 1_000;
     static final int RECORDS = 200_000;
     static final int KILLS = 3;
@@ -58,19 +49,7 @@ class DeployEndToEndTest {
 
     @BeforeAll
     static void startKafkaAndCluster() throws Exception {
-        ENV.put("KFP_RUN_DIR", RUN.toString());
-        if (Files.isDirectory(RUN.resolve("pid"))) {
-            // An earlier run that was aborted: stop its processes by their PID files first.
-            stopEverything();
-        }
-        FileUtils.deleteDirectory(RUN.toFile());
-        ENV.put("KFP_KAFKA_PORT", String.valueOf(freePort()));
-        ENV.put("KFP_CONTROLLER_PORT", String.valueOf(freePort()));
-        ENV.put("KFP_REST_PORT", String.valueOf(freePort()));
-        ENV.put("KFP_RPC_PORT", String.valueOf(freePort()));
-        int prom = freePort();
-        ENV.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
-        bootstrap = "127.0.0.1:" + ENV.get("KFP_KAFKA_PORT");
+        host = new OneHostKfp("e2e-run", Map.of());
         kfp("kafka", "start");
         kfp("cluster", "start");
         kfp("topics", "create");
@@ -78,13 +57,13 @@ class DeployEndToEndTest {
 
     @Test
     void theJobManagerServesPrometheusMetricsOnLoopback() throws Exception {
-        String first = ENV.get("KFP_PROM_PORTS").split("-")[0];
-        assertThat(get("http://127.0.0.1:" + first + "/metrics")).contains("flink_jobmanager_");
+        String first = host.env.get("KFP_PROM_PORTS").split("-")[0];
+        assertThat(OneHostKfp.get("http://127.0.0.1:" + first + "/metrics")).contains("flink_jobmanager_");
     }
 
     @Test
     void theRestApiRunsNoUploadedJars() throws Exception {
-        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String rest = host.restUrl();
         assertThat(status(rest + "/jobs/overview")).as("the REST API answers").isEqualTo(200);
         assertThat(status(rest + "/jars")).as("web.submit.enable: false").isEqualTo(404);
     }
@@ -97,14 +76,7 @@ class DeployEndToEndTest {
 
     @AfterAll
     static void stopEverything() {
-        // By PID, via kfp; each step even if an earlier one failed.
-        for (String[] step : new String[][] {{"cluster", "stop"}, {"kafka", "stop"}}) {
-            try {
-                kfp(step);
-            } catch (AssertionError | Exception e) {
-                System.err.println("stopping: " + e);
-            }
-        }
+        host.stop();
     }
 
     @Test
@@ -114,7 +86,7 @@ class DeployEndToEndTest {
         try (ServerSocket lineServer = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             submit("relay", overrides);
             // The same job twice would copy every record twice: refused, naming the running one.
-            Commands.Result twice = Commands.run(List.of("bash", KFP.toString(), "submit", "relay"), ENV, RUN, Duration.ofMinutes(2));
+            Commands.Result twice = host.tryKfp("submit", "relay");
             assertThat(twice.exit()).as(twice.output()).isEqualTo(2);
             assertThat(twice.output()).contains("relay-job is already running on the cluster (job ", "kfp stop relay");
             // A secret on the sink's command line (a real password would come from a config provider,
@@ -132,7 +104,7 @@ class DeployEndToEndTest {
                 }
                 out.write(text.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
+                OneHostKfp.await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
                 assertThat(printed()).containsExactlyInAnyOrderElementsOf(lines);
                 assertThat(values(true)).containsExactlyInAnyOrderElementsOf(lines);
             }
@@ -144,7 +116,7 @@ class DeployEndToEndTest {
             producer.start();
             List<Double> recoverySeconds = new ArrayList<>();
             try {
-                await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
+                OneHostKfp.await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
                 for (int kill = 1; kill <= KILLS; kill++) {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
@@ -159,7 +131,7 @@ class DeployEndToEndTest {
             assertThat(produced.get()).as("records produced").isGreaterThanOrEqualTo(RECORDS);
 
             // 3. Stop the relay with a savepoint, resume it, produce more.
-            String savepoint = kfp("stop", "relay", "--savepoint", RUN.resolve("savepoints").toString()).trim();
+            String savepoint = kfp("stop", "relay", "--savepoint", host.run.resolve("savepoints").toString()).trim();
             long savepointBytes = size(Path.of(savepoint.replaceFirst("^file:", "")));
             List<String> resume = new ArrayList<>(List.of("resume", "relay", "--from", savepoint));
             resume.addAll(overrides);
@@ -167,7 +139,7 @@ class DeployEndToEndTest {
             int total = produced.get() + 10_000;
             produceRange(produced.get(), total);
 
-            await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
+            OneHostKfp.await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
             List<String> committed = values(true);
             long uncommitted = values(false).size();
             Map<String, Integer> counts = new HashMap<>();
@@ -202,23 +174,23 @@ class DeployEndToEndTest {
      */
     private static void assertSecretNowhere() throws Exception {
         Map<String, String> places = new java.util.LinkedHashMap<>();
-        for (Path dir : List.of(RUN.resolve("log"), RUN.resolve("flink-conf"))) {
+        for (Path dir : List.of(host.run.resolve("log"), host.run.resolve("flink-conf"))) {
             try (var files = Files.walk(dir)) {
                 for (Path f : files.filter(Files::isRegularFile).toList()) {
-                    places.put(RUN.relativize(f).toString(), Files.readString(f, StandardCharsets.ISO_8859_1));
+                    places.put(host.run.relativize(f).toString(), Files.readString(f, StandardCharsets.ISO_8859_1));
                 }
             }
         }
-        places.put("kfp status", run(List.of("bash", KFP.toString(), "status"), Duration.ofMinutes(2)));
-        places.put("kfp logs sink", run(List.of("bash", KFP.toString(), "logs", "sink"), Duration.ofMinutes(2)));
-        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        places.put("kfp status", host.kfp("status"));
+        places.put("kfp logs sink", host.kfp("logs", "sink"));
+        String rest = host.restUrl();
         String sink;
-        try (FlinkRest client = flinkRest()) {
+        try (FlinkRest client = host.flinkRest()) {
             sink = client.runningJob("sink-job").toHexString();
         }
         for (String path : List.of("/jobs/" + sink, "/jobs/" + sink + "/config", "/jobs/" + sink + "/exceptions",
                 "/jobmanager/config", "/jobs/overview")) {
-            places.put("REST " + path, get(rest + path));
+            places.put("REST " + path, OneHostKfp.get(rest + path));
         }
         assertThat(places).as("files and answers searched").hasSizeGreaterThan(10);
         assertThat(places.get("REST /jobs/" + sink + "/config")).as("the job's config is served").contains("sink-job");
@@ -232,23 +204,23 @@ class DeployEndToEndTest {
      * partition (its consumer offsets are committed with each completed checkpoint).
      */
     private static double killBusyTaskManagerAndMeasure(int kill) throws Exception {
-        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String rest = host.restUrl();
         String jobId = relayJobId();
         int failuresBefore = failures(rest, jobId);
-        Path pidFile = RUN.resolve("pid").resolve("taskmanager-" + busyTaskManager() + ".pid");
+        Path pidFile = host.run.resolve("pid").resolve("taskmanager-" + busyTaskManager() + ".pid");
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         long killedAt = System.nanoTime();
         new ProcessBuilder("kill", "-9", String.valueOf(pid)).inheritIO().start().waitFor();
-        await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
+        OneHostKfp.await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
         Map<TopicPartition, Long> atFailure = groupOffsets();
-        await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
+        OneHostKfp.await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
             Map<TopicPartition, Long> now = groupOffsets();
             return !atFailure.isEmpty() && atFailure.entrySet().stream()
                     .allMatch(e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
         });
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         kfp("taskmanager", "start", String.valueOf(3 + kill)); // the replacement becomes the new spare
-        await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
+        OneHostKfp.await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
         return Math.round(seconds * 10) / 10.0;
     }
 
@@ -263,7 +235,7 @@ class DeployEndToEndTest {
 
     /** The number N of the TaskManager (tm-N) that runs the relay's first subtask. */
     private static String busyTaskManager() throws Exception {
-        String rest = "http://127.0.0.1:" + ENV.get("KFP_REST_PORT");
+        String rest = host.restUrl();
         String jobId = relayJobId();
         String vertex = json(rest + "/jobs/" + jobId).path("vertices").path(0).path("id").asText();
         JsonNode tms = json(rest + "/jobs/" + jobId + "/vertices/" + vertex + "/taskmanagers").path("taskmanagers");
@@ -274,22 +246,18 @@ class DeployEndToEndTest {
 
     /** The relay's job id, through kfp's own REST client (Flink's RestClusterClient). */
     private static String relayJobId() {
-        try (FlinkRest rest = flinkRest()) {
+        try (FlinkRest rest = host.flinkRest()) {
             return rest.runningJob("relay-job").toHexString();
         }
     }
 
-    private static FlinkRest flinkRest() {
-        return FlinkRest.connect(GlobalConfiguration.loadConfiguration(RUN.resolve("flink-conf").toString()));
-    }
-
     /** Flink's REST answers the typed client does not expose, read with Flink's own (shaded) Jackson. */
     private static JsonNode json(String url) throws Exception {
-        return new ObjectMapper().readTree(get(url));
+        return new ObjectMapper().readTree(OneHostKfp.get(url));
     }
 
     private static int registeredTaskManagers() {
-        try (FlinkRest rest = flinkRest()) {
+        try (FlinkRest rest = host.flinkRest()) {
             return rest.taskManagers();
         }
     }
@@ -351,7 +319,7 @@ class DeployEndToEndTest {
 
     private static KafkaProducer<byte[], byte[]> producer() {
         Properties props = new Properties();
-        props.setProperty("bootstrap.servers", bootstrap);
+        props.setProperty("bootstrap.servers", host.bootstrap);
         props.setProperty("acks", "all");
         // One request in flight keeps order without the idempotent producer (see integration-tests' Topics).
         props.setProperty("enable.idempotence", "false");
@@ -363,44 +331,21 @@ class DeployEndToEndTest {
 
     private static Admin admin() {
         Properties props = new Properties();
-        props.setProperty("bootstrap.servers", bootstrap);
+        props.setProperty("bootstrap.servers", host.bootstrap);
         return Admin.create(props);
     }
 
-    /** Every value of topic relayed up to its end offsets, at the given isolation level. */
     static List<String> values(boolean committedOnly) {
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", bootstrap);
-        props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
-        props.setProperty("enable.auto.commit", "false");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor("relayed", Duration.ofSeconds(30)).forEach(p -> partitions.add(new TopicPartition("relayed", p.partition())));
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            List<String> values = new ArrayList<>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    values.add(new String(r.value(), StandardCharsets.UTF_8));
-                }
-            }
-            return values;
-        }
+        return OneHostKfp.values("relayed", host.client(), committedOnly);
     }
 
-    /** The sink's printed lines: the TaskManagers' stdout files. */
     static List<String> printed() {
-        List<String> lines = new ArrayList<>();
-        try (Stream<Path> files = Files.list(RUN.resolve("log"))) {
-            for (Path f : files.filter(p -> p.getFileName().toString().matches("taskmanager-\\d+\\.out")).toList()) {
-                Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("line-")).forEach(lines::add);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        return lines;
+        return host.printed("line-");
+    }
+
+    /** Runs deploy/bin/kfp; returns its last output line; fails with its output on exit != 0. */
+    static String kfp(String... args) throws Exception {
+        return OneHostKfp.lastLine(host.kfp(args));
     }
 
     private static void submit(String job, List<String> overrides, String... extra) throws Exception {
@@ -408,40 +353,6 @@ class DeployEndToEndTest {
         args.addAll(overrides);
         args.addAll(Arrays.asList(extra));
         assertThat(kfp(args.toArray(String[]::new)).trim()).matches("[0-9a-f]{32}");
-    }
-
-    /** Runs deploy/bin/kfp; returns its last output line; fails with its output on exit != 0. */
-    static String kfp(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
-        command.addAll(Arrays.asList(args));
-        String output = run(command, Duration.ofMinutes(5));
-        return output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
-    }
-
-    private static String run(List<String> command, Duration timeout) throws Exception {
-        return Commands.succeed(command, ENV, RUN, timeout);
-    }
-
-    private static String get(String url) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private static long size(Path dir) throws IOException {

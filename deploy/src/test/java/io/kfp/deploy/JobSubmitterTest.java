@@ -51,6 +51,26 @@ class JobSubmitterTest {
     }
 
     @Test
+    void onTheSecureBrokerEachJobLogsInAsItsOwnUserWithoutAPasswordOnTheCommandLine(@org.junit.jupiter.api.io.TempDir Path run)
+            throws Exception {
+        java.nio.file.Files.createDirectories(run.resolve("kafka-security"));
+        java.nio.file.Files.writeString(run.resolve("kafka-security/admin.properties"), "security.protocol=SASL_SSL\n");
+        List<String> args = plan(Map.of("KFP_RUN_DIR", run.toString()), "relay", "--job.parallelism", "1").args();
+        Path users = run.resolve("kafka-security/users");
+        assertThat(String.join(" ", args))
+                .contains("--kafka.properties.security.protocol SASL_SSL", "--kafka.properties.sasl.mechanism SCRAM-SHA-512",
+                        "--kafka.properties.ssl.truststore.location " + run.resolve("kafka-security/ca.crt"),
+                        "--kafka.properties.config.providers file",
+                        "--kafka.properties.sasl.jaas.config ${file:" + users.resolve("relay.properties") + ":sasl.jaas.config}")
+                .doesNotContain("password")
+                .endsWith("--job.parallelism 1");
+        assertThat(plan(Map.of("KFP_RUN_DIR", run.toString(), "KAFKA_BOOTSTRAP", "b1:9092"), "relay").args())
+                .as("an external cluster brings its own settings").containsExactly("--kafka.bootstrap-servers", "b1:9092",
+                        "--checkpoint.dir", run.resolve("checkpoints/relay").toString(),
+                        "--checkpoint.savepoint-dir", run.resolve("savepoints/relay").toString());
+    }
+
+    @Test
     void aFlagWithoutItsValueIsRefused() {
         assertThatThrownBy(() -> plan(Map.of(), "relay", "--checkpoint.restore-from"))
                 .hasMessage("--checkpoint.restore-from needs a path");

@@ -150,6 +150,8 @@ class KfpCommandLineTest {
     void inTheLabOnlyCommandsThatTalkToTheClusterMoveToTheClientHost() {
         assertThat(Kfp.talksToTheCluster(new String[] {"submit", "relay"})).isTrue();
         assertThat(Kfp.talksToTheCluster(new String[] {"kafka", "start"})).isTrue();
+        assertThat(Kfp.talksToTheCluster(new String[] {"acls", "relay"})).as("printing needs no broker").isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"acls", "relay", "--grant"})).isTrue();
         assertThat(Kfp.talksToTheCluster(new String[] {"lab", "drill"})).isTrue();
         assertThat(Kfp.talksToTheCluster(new String[] {"lab", "up"})).as("namespaces are made from the machine's own").isFalse();
         assertThat(Kfp.talksToTheCluster(new String[] {"lab", "down"})).isFalse();

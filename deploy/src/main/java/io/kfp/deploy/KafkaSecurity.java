@@ -1,0 +1,184 @@
+package io.kfp.deploy;
+
+import io.kfp.common.kafka.BrokerCertificates;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
+import org.apache.kafka.common.security.scram.ScramLoginModule;
+
+/**
+ * The broker that authenticates and authorizes ({@code kfp kafka start --secure}): its clients
+ * speak SASL_SSL with SCRAM-SHA-512, its controllers SSL with client certificates, the KRaft
+ * StandardAuthorizer decides. Everything it needs is made once, when its storage is formatted,
+ * in {@code RUN/kafka-security/} (readable by its owner only, never in git):
+ * <ul>
+ *   <li>a throw-away CA ({@code ca.crt}, its key deleted) and the broker certificate it signed;
+ *   <li>one SCRAM user per job ({@code ingest}, {@code relay}, {@code sink}) and {@code admin}, the
+ *       super user kfp itself uses, each with a random password in {@code users/NAME.properties}
+ *       ({@code sasl.jaas.config=...}), which clients read through Kafka's FileConfigProvider
+ *       ({@code ${file:PATH:sasl.jaas.config}}): no password on a command line, in a job's YAML or
+ *       in a log;
+ *   <li>{@code admin.properties}: the admin's client settings, for kfp and for Kafka's own tools
+ *       ({@code kafka-acls.sh --command-config}).
+ * </ul>
+ * Its presence is what makes every later kfp command use SASL_SSL: the choice is the storage's.
+ */
+final class KafkaSecurity {
+
+    static final String MECHANISM = "SCRAM-SHA-512";
+    static final String ADMIN = "admin";
+    /** The super users: kfp's admin, and the brokers themselves towards the controllers (their certificate). */
+    static final String SUPER_USERS = "User:" + ADMIN + ";User:" + BrokerCertificates.BROKER_SUBJECT;
+
+    private final Path dir;
+
+    KafkaSecurity(Path run) {
+        this.dir = run.resolve("kafka-security");
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    /** Whether the broker's storage was formatted with users ({@code --secure}). */
+    boolean enabled() {
+        return Files.isRegularFile(adminProperties());
+    }
+
+    Path adminProperties() {
+        return dir.resolve("admin.properties");
+    }
+
+    Path userFile(String user) {
+        return dir.resolve("users").resolve(user + ".properties");
+    }
+
+    Path caCertificate() {
+        return dir.resolve("ca.crt");
+    }
+
+    Path keystore() {
+        return dir.resolve("broker.p12");
+    }
+
+    Path keystoreSecret() {
+        return dir.resolve("broker.secret");
+    }
+
+    /** kfp's admin user and every job's user: the SCRAM users made at format time. */
+    static List<String> users() {
+        List<String> users = new ArrayList<>(List.of(ADMIN));
+        users.addAll(DeployedJob.NAMES);
+        return users;
+    }
+
+    /**
+     * Makes the certificates (valid for {@code addresses}, one year) and a random password per
+     * user. Only into an empty place: the users must match the storage they are formatted into.
+     */
+    void create(List<String> addresses) {
+        try {
+            if (Files.exists(dir)) {
+                throw new KfpException(dir + " exists from an earlier secure broker but without " + adminProperties().getFileName()
+                        + ": remove it (and the broker's data) to start over.");
+            }
+            Files.createDirectories(dir.resolve("users"));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            BrokerCertificates certificates = BrokerCertificates.create(dir, addresses, 365);
+            writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
+            for (String user : users()) {
+                writeSecret(userFile(user), SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");
+            }
+            Properties admin = clientSettings(ADMIN);
+            StringBuilder text = new StringBuilder("# kfp's admin client on the secure broker (also: kafka-acls.sh --command-config THIS)\n");
+            admin.stringPropertyNames().stream().sorted().forEach(key -> text.append(key).append('=').append(admin.getProperty(key)).append('\n'));
+            writeSecret(adminProperties(), text.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The client settings of {@code user}: SASL_SSL, SCRAM, the CA trusted, the password read from
+     * the user's file when the client starts. What kfp submit gives each job as kafka.properties.*.
+     */
+    Properties clientSettings(String user) {
+        Properties props = new Properties();
+        props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        props.setProperty(SaslConfigs.SASL_MECHANISM, MECHANISM);
+        props.setProperty(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
+        props.setProperty(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, caCertificate().toString());
+        props.setProperty("config.providers", "file");
+        props.setProperty("config.providers.file.class", FileConfigProvider.class.getName());
+        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, "${file:" + userFile(user) + ":" + SaslConfigs.SASL_JAAS_CONFIG + "}");
+        return props;
+    }
+
+    /** kfp's own client settings: the admin's, from admin.properties. */
+    Properties adminSettings() {
+        Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(adminProperties(), StandardCharsets.UTF_8)) {
+            props.load(reader);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return props;
+    }
+
+    /** The StorageTool arguments that create {@code users}, {@code --add-scram MECHANISM=[name=U,password=P]} each. */
+    List<String> scramArguments(List<String> users) {
+        List<String> args = new ArrayList<>();
+        for (String user : users) {
+            args.add("--add-scram");
+            args.add(MECHANISM + "=[name=" + user + ",password=" + password(user) + "]");
+        }
+        return args;
+    }
+
+    /** The password in a user's file; only for formatting the storage, never printed. */
+    private String password(String user) {
+        Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(userFile(user), StandardCharsets.UTF_8)) {
+            props.load(reader);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String jaas = props.getProperty(SaslConfigs.SASL_JAAS_CONFIG, "");
+        int start = jaas.indexOf("password=\"");
+        int end = start < 0 ? -1 : jaas.indexOf('"', start + "password=\"".length());
+        if (end < 0) {
+            throw new KfpException(userFile(user) + " has no password=\"...\" in its " + SaslConfigs.SASL_JAAS_CONFIG);
+        }
+        return jaas.substring(start + "password=\"".length(), end);
+    }
+
+    static String jaas(String user, String password) {
+        return ScramLoginModule.class.getName() + " required username=\"" + user + "\" password=\"" + password + "\";";
+    }
+
+    /** 24 random bytes, URL-safe base64: no character the jaas or StorageTool syntax treats specially. */
+    private static String randomPassword() {
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private static void writeSecret(Path file, String content) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, content, StandardCharsets.UTF_8);
+    }
+}

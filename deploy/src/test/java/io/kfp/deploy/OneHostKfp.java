@@ -1,0 +1,159 @@
+package io.kfp.deploy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.util.FileUtils;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * A one-host kfp setup for an end-to-end test class: deploy/bin/kfp with its own run directory
+ * under {@code target/} and free ports, so tests never meet a developer's broker or cluster, and
+ * the ways such a test looks at it (the sink's printed lines, a topic's values, the REST API).
+ */
+final class OneHostKfp {
+
+    static final Path KFP = Path.of("bin", "kfp").toAbsolutePath();
+
+    final Path run;
+    final Map<String, String> env = new HashMap<>();
+    final String bootstrap;
+
+    /** A fresh run directory {@code target/NAME}: the processes of an aborted earlier run are stopped by PID first. */
+    OneHostKfp(String name, Map<String, String> settings) throws Exception {
+        run = Path.of("target", name).toAbsolutePath();
+        env.put("KFP_RUN_DIR", run.toString());
+        if (Files.isDirectory(run.resolve("pid"))) {
+            stop();
+        }
+        FileUtils.deleteDirectory(run.toFile());
+        for (String port : List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
+            env.put(port, String.valueOf(freePort()));
+        }
+        int prom = freePort();
+        env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
+        env.putAll(settings);
+        bootstrap = "127.0.0.1:" + env.get("KFP_KAFKA_PORT");
+    }
+
+    /** Runs deploy/bin/kfp; returns its output; fails with it on exit != 0. */
+    String kfp(String... args) throws Exception {
+        return Commands.succeed(command(args), env, run, Duration.ofMinutes(5));
+    }
+
+    /** Runs deploy/bin/kfp; the exit code is the caller's to judge. */
+    Commands.Result tryKfp(String... args) throws Exception {
+        return Commands.run(command(args), env, run, Duration.ofMinutes(5));
+    }
+
+    static String lastLine(String output) {
+        return output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
+    }
+
+    private static List<String> command(String... args) {
+        List<String> command = new ArrayList<>(List.of("bash", KFP.toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /** The cluster, then the broker, by PID through kfp; each even if the other failed. */
+    void stop() {
+        for (String[] step : new String[][] {{"cluster", "stop"}, {"kafka", "stop"}}) {
+            try {
+                kfp(step);
+            } catch (AssertionError | Exception e) {
+                System.err.println("stopping: " + e);
+            }
+        }
+    }
+
+    /** What the sink printed so far (the TaskManagers' stdout files): the lines starting with {@code prefix}. */
+    List<String> printed(String prefix) {
+        List<String> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.list(run.resolve("log"))) {
+            for (Path f : files.filter(p -> p.getFileName().toString().matches("taskmanager-\\d+\\.out")).toList()) {
+                Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith(prefix)).forEach(lines::add);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return lines;
+    }
+
+    /** The client settings of a plain client of this broker. */
+    Properties client() {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        return props;
+    }
+
+    /** Every value of {@code topic} up to its end offsets, read as {@code client} at the given isolation level. */
+    static List<String> values(String topic, Properties client, boolean committedOnly) {
+        Properties props = new Properties();
+        props.putAll(client);
+        props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
+        props.setProperty("enable.auto.commit", "false");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            List<String> values = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+            return values;
+        }
+    }
+
+    String restUrl() {
+        return "http://127.0.0.1:" + env.get("KFP_REST_PORT");
+    }
+
+    /** kfp's own REST client (Flink's RestClusterClient) on this cluster. */
+    FlinkRest flinkRest() {
+        return FlinkRest.connect(GlobalConfiguration.loadConfiguration(run.resolve("flink-conf").toString()));
+    }
+
+    static String get(String url) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
