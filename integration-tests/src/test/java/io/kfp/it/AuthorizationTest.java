@@ -231,6 +231,27 @@ class AuthorizationTest {
     }
 
     @Test
+    void withDescribeAlonePreflightNamesEveryRightStillMissing() throws Exception {
+        String name = "az-describe-only";
+        kafka.createTopics(1, name + "-in", name + "-out");
+        try (Admin admin = Admin.create(admin())) {
+            List<AclBinding> describeOnly = new ArrayList<>();
+            for (String topic : List.of(name + "-in", name + "-out")) {
+                describeOnly.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        new AccessControlEntry("User:stranger", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW)));
+            }
+            admin.createAcls(describeOnly).all().get(30, TimeUnit.SECONDS);
+        }
+        // Each would otherwise fail the job on the cluster after it was submitted, restart after restart.
+        assertThat(refusedBeforeSubmitting(relayArgs(name, "stranger", "stranger-s3cret")))
+                .contains("not authorized to read the input topic '" + name + "-in'", "--operation Read --topic " + name + "-in")
+                .contains("not authorized to write the output topic '" + name + "-out'")
+                .contains("not authorized to use the consumer group 'kfp.relay-job." + name + "'")
+                .contains("not authorized to use transactional ids starting with 'kfp.relay-job." + name + "'")
+                .doesNotContain("stranger-s3cret");
+    }
+
+    @Test
     void aWrongPasswordIsRefusedBeforeSubmittingNamingUserMechanismAndServers() throws Exception {
         assertThat(refusedBeforeSubmitting(relayArgs("az-wrong", "relay", "not-the-s3cret")))
                 .contains("refused the login of user 'relay' with SCRAM-SHA-512 over SASL_SSL")

@@ -67,6 +67,50 @@ public final class AdminBrokerView implements BrokerView {
     }
 
     @Override
+    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(String topic) throws Exception {
+        Set<org.apache.kafka.common.acl.AclOperation> allowed = admin.describeTopics(List.of(topic),
+                        new org.apache.kafka.clients.admin.DescribeTopicsOptions().includeAuthorizedOperations(true))
+                .allTopicNames()
+                .get(remainingMs(), TimeUnit.MILLISECONDS)
+                .get(topic)
+                .authorizedOperations();
+        return java.util.Optional.ofNullable(allowed);
+    }
+
+    @Override
+    public boolean mayUseGroup(String group) throws Exception {
+        try {
+            admin.describeConsumerGroups(List.of(group)).all().get(remainingMs(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupAuthorizationException) {
+                return false;
+            }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+                return true; // a first start: the broker, having checked the ACL, says it has no such group yet
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean mayUseTransactionalIds(String prefix) throws Exception {
+        try {
+            // An id of the prefix no subtask uses: asking about it changes nothing on the broker.
+            admin.describeTransactions(List.of(prefix + "-preflight")).all().get(remainingMs(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdAuthorizationException) {
+                return false;
+            }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException) {
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    @Override
     public Map<String, Integer> partitionCounts(Collection<String> topics) throws Exception {
         Map<String, Integer> counts = new LinkedHashMap<>();
         admin.describeTopics(topics)

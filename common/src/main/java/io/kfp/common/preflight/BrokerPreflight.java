@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.util.TimeUtils;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -49,22 +50,33 @@ public final class BrokerPreflight {
             String bootstrapServers,
             List<String> inputTopics,
             Optional<String> outputTopic,
-            Optional<Duration> exactlyOnceTransactionTimeout) {
+            Optional<Duration> exactlyOnceTransactionTimeout,
+            Optional<String> consumerGroup,
+            Optional<String> transactionalIdPrefix) {
+
+        /** Topics and the transaction timeout only: no group or prefix to check. */
+        public Requirements(
+                String bootstrapServers, List<String> inputTopics, Optional<String> outputTopic, Optional<Duration> exactlyOnceTransactionTimeout) {
+            this(bootstrapServers, inputTopics, outputTopic, exactlyOnceTransactionTimeout, Optional.empty(), Optional.empty());
+        }
 
         /** Derived from the option groups the job uses and their validated values. */
         public static Requirements from(ReadableConfig config, Collection<OptionGroup> groups) {
             List<String> inputs =
                     groups.contains(SourceOptions.GROUP) ? SourceOptions.topics(config) : List.of();
+            Optional<String> group = groups.contains(SourceOptions.GROUP) ? Optional.of(SourceOptions.groupId(config)) : Optional.empty();
             Optional<String> output = Optional.empty();
             Optional<Duration> transactionTimeout = Optional.empty();
+            Optional<String> prefix = Optional.empty();
             if (groups.contains(SinkOptions.GROUP)) {
                 output = config.getOptional(SinkOptions.TOPIC);
                 if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
                     transactionTimeout = Optional.of(config.get(SinkOptions.TRANSACTION_TIMEOUT));
+                    prefix = Optional.of(SinkOptions.transactionalIdPrefix(config));
                 }
             }
             return new Requirements(
-                    config.get(KafkaClientOptions.BOOTSTRAP_SERVERS), inputs, output, transactionTimeout);
+                    config.get(KafkaClientOptions.BOOTSTRAP_SERVERS), inputs, output, transactionTimeout, group, prefix);
         }
     }
 
@@ -256,6 +268,18 @@ public final class BrokerPreflight {
         requirements.outputTopic().ifPresent(t -> needed.add(new Needed(SinkOptions.TOPIC.key(), "output", t)));
         for (Needed n : needed) {
             if (topics.contains(n.topic())) {
+                AclOperation operation = n.role().equals("input") ? AclOperation.READ : AclOperation.WRITE;
+                try {
+                    Optional<Set<AclOperation>> allowed = view.allowedOperations(n.topic());
+                    if (allowed.isPresent() && !allowed.get().contains(operation) && !allowed.get().contains(AclOperation.ALL)) {
+                        problems.add(notAuthorized(n.key(), n.topic(), requirements,
+                                "not authorized to " + (operation == AclOperation.READ ? "read" : "write") + " the " + n.role()
+                                        + " topic '" + n.topic() + "' (Describe alone is granted)",
+                                operation, "--topic " + n.topic(), "correct " + n.key()));
+                    }
+                } catch (Exception e) {
+                    problems.add(failed(requirements, "describe the " + n.role() + " topic '" + n.topic() + "'", e));
+                }
                 continue;
             }
             boolean mayDescribe;
@@ -268,6 +292,33 @@ public final class BrokerPreflight {
             problems.add(mayDescribe
                     ? missingTopic(n.key(), n.role(), n.topic(), requirements)
                     : notAuthorizedTopic(n.key(), n.role(), n.topic(), requirements));
+        }
+
+        if (requirements.consumerGroup().isPresent()) {
+            String group = requirements.consumerGroup().get();
+            try {
+                if (!view.mayUseGroup(group)) {
+                    problems.add(notAuthorized(SourceOptions.GROUP_ID.key(), group, requirements,
+                            "not authorized to use the consumer group '" + group + "'", AclOperation.READ, "--group " + group,
+                            "set " + SourceOptions.GROUP_ID.key() + " to a group it may use"));
+                }
+            } catch (Exception e) {
+                problems.add(failed(requirements, "describe the consumer group '" + group + "'", e));
+            }
+        }
+        if (requirements.transactionalIdPrefix().isPresent()) {
+            String prefix = requirements.transactionalIdPrefix().get();
+            try {
+                if (!view.mayUseTransactionalIds(prefix)) {
+                    problems.add(notAuthorized(SinkOptions.TRANSACTIONAL_ID_PREFIX.key(), prefix, requirements,
+                            "not authorized to use transactional ids starting with '" + prefix + "' (exactly-once writes"
+                                    + " need Write and Describe on them)",
+                            AclOperation.WRITE, "--transactional-id " + prefix + " --resource-pattern-type prefixed",
+                            "set " + SinkOptions.TRANSACTIONAL_ID_PREFIX.key() + " to a prefix it may use"));
+                }
+            } catch (Exception e) {
+                problems.add(failed(requirements, "describe a transactional id of prefix '" + prefix + "'", e));
+            }
         }
 
         if (requirements.exactlyOnceTransactionTimeout().isPresent()) {
@@ -333,6 +384,21 @@ public final class BrokerPreflight {
                         + requirements.bootstrapServers() + " --add --allow-principal User:<the job's user>"
                         + (role.equals("input") ? " --operation Describe --operation Read" : " --operation Describe --operation Write")
                         + " --topic " + topic + ", or correct " + key + ".");
+    }
+
+    /** A right the job's user lacks on a resource it may see: the ACL to add. */
+    private static ConfigProblem notAuthorized(String key, String value, Requirements requirements, String problem,
+            AclOperation operation, String resourceFlags, String orElse) {
+        String name = operation == AclOperation.READ ? "Read" : "Write";
+        return new ConfigProblem(
+                key,
+                value,
+                null,
+                problem + " on " + requirements.bootstrapServers() + ".",
+                "ask for " + name + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
+                        + requirements.bootstrapServers() + " --add --allow-principal User:<the job's user> --operation " + name
+                        + (operation == AclOperation.WRITE ? " --operation Describe" : "") + " " + resourceFlags
+                        + " (--preflight.print-acls User:NAME prints all the job needs), or " + orElse + ".");
     }
 
     private static ConfigProblem unreachable(Requirements requirements, Duration timeout, Exception e) {

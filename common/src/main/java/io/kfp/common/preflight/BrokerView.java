@@ -2,8 +2,10 @@ package io.kfp.common.preflight;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.kafka.common.acl.AclOperation;
 
 /**
  * What the preflight needs to know about a Kafka cluster. The real one talks to the Admin API
@@ -24,6 +26,27 @@ public interface BrokerView extends AutoCloseable {
      * "does not exist".
      */
     default boolean mayDescribe(String topic) throws Exception {
+        return true;
+    }
+
+    /**
+     * What this client may do on {@code topic} (which it may describe), as the broker reports it
+     * (every operation when the broker has no authorizer); empty when the view cannot tell.
+     */
+    default Optional<Set<AclOperation>> allowedOperations(String topic) throws Exception {
+        return Optional.empty();
+    }
+
+    /** Whether this client may use consumer group {@code group} (Describe, which Read implies). */
+    default boolean mayUseGroup(String group) throws Exception {
+        return true;
+    }
+
+    /**
+     * Whether this client may use the transactional ids of {@code prefix}: Describe on one of them,
+     * which Write implies (the broker has no question that checks Write without using the id).
+     */
+    default boolean mayUseTransactionalIds(String prefix) throws Exception {
         return true;
     }
 

@@ -11,6 +11,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -30,6 +31,35 @@ class BrokerPreflightTest {
     @Test
     void aHealthyClusterHasNoProblems() {
         assertThat(BrokerPreflight.check(RELAY, broker, TIMEOUT)).isEmpty();
+    }
+
+    @Test
+    void aRightMissingBesideDescribeIsNamedWithTheAclToAdd() {
+        BrokerPreflight.Requirements relay = new BrokerPreflight.Requirements("localhost:9092", List.of("in"), Optional.of("out"),
+                Optional.of(Duration.ofMinutes(15)), Optional.of("kfp.relay-job.default"), Optional.of("kfp.relay-job.default"));
+        assertThat(BrokerPreflight.check(relay, broker, TIMEOUT)).as("nothing known to be missing").isEmpty();
+
+        broker.allowed.put("in", Set.of(AclOperation.DESCRIBE));
+        broker.allowed.put("out", Set.of(AclOperation.DESCRIBE, AclOperation.READ));
+        broker.forbiddenGroups = Set.of("kfp.relay-job.default");
+        broker.forbiddenPrefixes = Set.of("kfp.relay-job.default");
+        List<ConfigProblem> problems = BrokerPreflight.check(relay, broker, TIMEOUT);
+        assertThat(problems).extracting(ConfigProblem::key)
+                .containsExactly("source.topics", "sink.topic", "source.group-id", "sink.transactional-id-prefix");
+        assertThat(problems.get(0).describe()).contains("not authorized to read the input topic 'in' (Describe alone is granted)",
+                "--operation Read --topic in");
+        assertThat(problems.get(1).describe()).contains("not authorized to write the output topic 'out'",
+                "--operation Write --operation Describe --topic out");
+        assertThat(problems.get(2).describe()).contains("not authorized to use the consumer group 'kfp.relay-job.default'",
+                "--operation Read --group kfp.relay-job.default");
+        assertThat(problems.get(3).describe()).contains("transactional ids starting with 'kfp.relay-job.default'",
+                "--transactional-id kfp.relay-job.default --resource-pattern-type prefixed", "--preflight.print-acls User:NAME");
+
+        broker.allowed.put("in", Set.of(AclOperation.ALL));
+        broker.allowed.put("out", Set.of(AclOperation.WRITE, AclOperation.DESCRIBE));
+        broker.forbiddenGroups = Set.of();
+        broker.forbiddenPrefixes = Set.of();
+        assertThat(BrokerPreflight.check(relay, broker, TIMEOUT)).as("All, or the very right, is enough").isEmpty();
     }
 
     @Test

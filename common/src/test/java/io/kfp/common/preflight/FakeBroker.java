@@ -19,6 +19,10 @@ final class FakeBroker implements BrokerView {
     Map<String, Integer> partitions = new HashMap<>();
     /** Ongoing transactions: id -> start (epoch ms). */
     Map<String, Long> ongoing = new HashMap<>();
+    /** What this client may do per topic; a topic not in it: the view cannot tell. */
+    Map<String, Set<org.apache.kafka.common.acl.AclOperation>> allowed = new HashMap<>();
+    Set<String> forbiddenGroups = Set.of();
+    Set<String> forbiddenPrefixes = Set.of();
     boolean closed;
     int configReads;
 
@@ -40,6 +44,21 @@ final class FakeBroker implements BrokerView {
     @Override
     public boolean mayDescribe(String topic) {
         return !unauthorized.contains(topic);
+    }
+
+    @Override
+    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(String topic) {
+        return java.util.Optional.ofNullable(allowed.get(topic));
+    }
+
+    @Override
+    public boolean mayUseGroup(String group) {
+        return !forbiddenGroups.contains(group);
+    }
+
+    @Override
+    public boolean mayUseTransactionalIds(String prefix) {
+        return !forbiddenPrefixes.contains(prefix);
     }
 
     @Override
