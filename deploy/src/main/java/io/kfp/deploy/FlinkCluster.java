@@ -112,6 +112,7 @@ final class FlinkCluster {
                 if (zooKeeper() == null) {
                     config = config.replace("high-availability.type: zookeeper", "high-availability.type: none");
                 }
+                config += new FlinkTls(settings.run()).settings(topology(), Files.readString(templates.resolve("tls.yaml")));
             }
             Files.writeString(conf.resolve("config.yaml"), config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
             // It may hold the S3 secret.
@@ -201,7 +202,7 @@ final class FlinkCluster {
     void status() {
         for (Topology.Host host : jobManagerHosts()) {
             OptionalLong jm = processes(host).running(JOBMANAGER);
-            String url = "http://" + KfpSettings.address(host) + ":" + settings.restPort();
+            String url = (topology() == null ? "http://" : "https://") + KfpSettings.address(host) + ":" + settings.restPort();
             out.println(jm.isPresent()
                     ? "jobmanager" + on(host) + ": running (pid " + jm.getAsLong() + "), Web UI " + url
                     : "jobmanager" + on(host) + ": stopped");

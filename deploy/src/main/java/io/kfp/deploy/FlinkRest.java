@@ -42,7 +42,8 @@ final class FlinkRest implements AutoCloseable {
         // a JobManager busy with a savepoint still gets five chances to answer each poll.
         config.set(RestOptions.RETRY_MAX_ATTEMPTS, 5);
         config.set(RestOptions.RETRY_DELAY, Duration.ofSeconds(1));
-        String url = "http://" + config.get(RestOptions.ADDRESS) + ":" + config.get(RestOptions.PORT);
+        String url = (org.apache.flink.configuration.SecurityOptions.isRestSSLEnabled(config) ? "https://" : "http://")
+                + config.get(RestOptions.ADDRESS) + ":" + config.get(RestOptions.PORT);
         try {
             return new FlinkRest(new RestClusterClient<>(config, StandaloneClusterId.getInstance()), url);
         } catch (Exception e) {

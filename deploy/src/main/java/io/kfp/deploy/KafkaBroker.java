@@ -57,10 +57,6 @@ final class KafkaBroker {
         settings.requireDist();
         List<Topology.Host> hosts = hosts();
         KafkaSecurity security = settings.kafkaSecurity();
-        if (secure && settings.topology() != null) {
-            throw new KfpException("--secure is for the one-host setup for now: the lab's brokers start without users"
-                    + " (its drill grants no ACLs). Unset KFP_TOPOLOGY for a secure broker on this host.");
-        }
         if (secure && !security.enabled()) {
             for (Topology.Host host : hosts) {
                 if (Files.exists(metaProperties(host))) {

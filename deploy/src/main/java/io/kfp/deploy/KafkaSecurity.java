@@ -1,6 +1,6 @@
 package io.kfp.deploy;
 
-import io.kfp.common.kafka.BrokerCertificates;
+import io.kfp.common.kafka.TlsCertificates;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -41,7 +41,7 @@ final class KafkaSecurity {
     static final String MECHANISM = "SCRAM-SHA-512";
     static final String ADMIN = "admin";
     /** The super users: kfp's admin, and the brokers themselves towards the controllers (their certificate). */
-    static final String SUPER_USERS = "User:" + ADMIN + ";User:" + BrokerCertificates.BROKER_SUBJECT;
+    static final String SUPER_USERS = "User:" + ADMIN + ";User:" + TlsCertificates.BROKER_SUBJECT;
 
     private final Path dir;
 
@@ -71,7 +71,7 @@ final class KafkaSecurity {
     }
 
     Path keystore() {
-        return dir.resolve("broker.p12");
+        return dir.resolve("keystore.p12");
     }
 
     Path keystoreSecret() {
@@ -97,7 +97,7 @@ final class KafkaSecurity {
             }
             Files.createDirectories(dir.resolve("users"));
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            BrokerCertificates certificates = BrokerCertificates.create(dir, addresses, 365);
+            TlsCertificates certificates = TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
             writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
             for (String user : users()) {
                 writeSecret(userFile(user), SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");

@@ -129,7 +129,8 @@ record KfpSettings(
     }
 
     String restUrl() {
-        return "http://" + (topology == null ? "127.0.0.1" : topology.with(Topology.Role.JOBMANAGER).get(0).address()) + ":" + restPort;
+        // In a topology the REST API is https with client certificates (conf/flink/tls.yaml).
+        return topology == null ? "http://127.0.0.1:" + restPort : "https://" + topology.with(Topology.Role.JOBMANAGER).get(0).address() + ":" + restPort;
     }
 
     /** Where a host of the topology keeps its PID files, logs and data; the one host keeps them in the run directory itself. */

@@ -414,7 +414,7 @@ final class LabDrill {
         }
         String job = relayJob().toHexString();
         ObjectMapper json = new ObjectMapper();
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http = FlinkTls.httpClient(cluster().writeConf());
         JsonNode details = json.readTree(get(http, rest + "/jobs/" + job));
         String vertex = details.path("vertices").path(0).path("id").asText();
         JsonNode tms = json.readTree(get(http, rest + "/jobs/" + job + "/vertices/" + vertex + "/taskmanagers")).path("taskmanagers");
@@ -445,10 +445,14 @@ final class LabDrill {
                 "--job.instance-id", run,
                 "--checkpoint.dir", cluster().sharedStorage() + "/checkpoints/" + JOB_NAME,
                 "--checkpoint.savepoint-dir", cluster().sharedStorage() + "/savepoints/" + JOB_NAME));
+        args.addAll(relayOptions);
+        if (restoreFrom == null && settings.kafkaSecurity().enabled()) {
+            // On the secure brokers the relay logs in as User:relay: it gets exactly what this run's topics and prefix need.
+            kfp.submitter().grantAcls(DeployedJob.of("relay"), args, "User:relay");
+        }
         if (restoreFrom != null) {
             args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
         }
-        args.addAll(relayOptions);
         kfp.submitter().submit(DeployedJob.of("relay"), args);
     }
 

@@ -1,6 +1,6 @@
 package io.kfp.embedded;
 
-import io.kfp.common.kafka.BrokerCertificates;
+import io.kfp.common.kafka.TlsCertificates;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -74,7 +74,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * A broker that encrypts, authenticates and authorizes, as production ones do: its client
-     * listener is SASL_SSL (TLS with a certificate {@link BrokerCertificates} made for this start)
+     * listener is SASL_SSL (TLS with a certificate {@link TlsCertificates} made for this start)
      * with SCRAM-SHA-512 for these users (name to password, created when the storage is
      * formatted) and {@link #ADMIN} (password {@code adminPassword}, the super user {@link
      * #admin()} uses); Kafka's StandardAuthorizer allows nothing without an ACL. The controller
@@ -98,7 +98,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Where the broker's TLS trust comes from; null without users. */
-    private BrokerCertificates certificates;
+    private TlsCertificates certificates;
 
     /** The client settings of {@code user} on a broker with users: SASL_SSL, SCRAM-SHA-512, the test CA trusted. */
     public Properties clientOf(String user, String password) {
@@ -128,10 +128,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         settings.put("controller.listener.names", "CONTROLLER");
         settings.put("inter.broker.listener.name", client);
         settings.put("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
-        BrokerCertificates certificates = null;
+        TlsCertificates certificates = null;
         if (users != null) {
             // Beside the data, not in it: the log manager takes every directory in log.dirs for a partition.
-            certificates = BrokerCertificates.create(Path.of(dataDir + "-tls"), List.of("127.0.0.1"), 2);
+            certificates = TlsCertificates.create(Path.of(dataDir + "-tls"), "CN=localhost", List.of("127.0.0.1"), 2);
             settings.put("ssl.keystore.location", certificates.keystore().toString());
             settings.put("ssl.keystore.type", "PKCS12");
             settings.put("ssl.keystore.password", certificates.password());

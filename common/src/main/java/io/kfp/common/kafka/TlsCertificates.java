@@ -11,27 +11,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A throw-away certificate authority and one broker certificate it signed, made with the JDK's
- * {@code keytool} for a broker that speaks TLS (no certificate is ever committed): {@code
- * broker.p12} (the broker's key and certificate, valid for localhost and the given addresses; also
- * its client certificate towards the controllers), {@code ca.crt} (the CA in PEM, for clients:
- * {@code ssl.truststore.type=PEM}) and {@code truststore.p12} (the CA again, as PKCS12), both
- * stores under one random password. Used by the embedded test broker and by kfp's broker.
+ * A throw-away certificate authority and one certificate it signed, made with the JDK's {@code
+ * keytool} wherever something must speak TLS (no certificate is ever committed): {@code
+ * keystore.p12} (the key and its certificate, valid for localhost and the given addresses; the
+ * same one is the server's and its peers' client certificate), {@code ca.crt} (the CA in PEM, for
+ * Kafka clients: {@code ssl.truststore.type=PEM}) and {@code truststore.p12} (the CA again, as
+ * PKCS12), both stores under one random password. The CA's key is deleted once it has signed, so
+ * the one certificate is all it will ever vouch for: trusting the CA means trusting exactly that
+ * key. Used by the embedded test broker, kfp's brokers and the lab's Flink (RPC, data, REST).
  */
-public record BrokerCertificates(Path keystore, Path caCertificate, Path truststore, String password) {
+public record TlsCertificates(Path keystore, Path caCertificate, Path truststore, String password) {
 
-    /** The subject of the broker certificate: a controller listener with client authentication sees {@code User:CN=kfp-broker}. */
+    /** The subject of kfp's broker certificate: a controller listener with client authentication sees {@code User:CN=kfp-broker}. */
     public static final String BROKER_SUBJECT = "CN=kfp-broker";
 
-    /** Creates them in {@code dir}, the certificate valid for {@code validDays} days. */
-    public static BrokerCertificates create(Path dir, List<String> ipAddresses, int validDays) throws IOException {
+    /** Creates them in {@code dir}: a certificate for {@code subject}, valid for {@code validDays} days. */
+    public static TlsCertificates create(Path dir, String subject, List<String> ipAddresses, int validDays) throws IOException {
         Files.createDirectories(dir);
         String password = UUID.randomUUID().toString();
         Path ca = dir.resolve("ca.p12");
         Path caCert = dir.resolve("ca.crt");
-        Path broker = dir.resolve("broker.p12");
-        Path csr = dir.resolve("broker.csr");
-        Path brokerCert = dir.resolve("broker.crt");
+        Path broker = dir.resolve("keystore.p12");
+        Path csr = dir.resolve("keystore.csr");
+        Path brokerCert = dir.resolve("certificate.crt");
         Path truststore = dir.resolve("truststore.p12");
         String validity = String.valueOf(validDays);
         String san = "SAN=dns:localhost" + ipAddresses.stream().map(ip -> ",ip:" + ip).collect(Collectors.joining());
@@ -39,21 +41,21 @@ public record BrokerCertificates(Path keystore, Path caCertificate, Path trustst
                 "-dname", "CN=kfp throw-away CA", "-ext", "bc:c", "-keystore", ca.toString(), "-storetype", "PKCS12",
                 "-storepass", password);
         keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-storepass", password, "-file", caCert.toString());
-        keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-validity", validity,
-                "-dname", BROKER_SUBJECT, "-keystore", broker.toString(), "-storetype", "PKCS12", "-storepass", password);
-        keytool("-certreq", "-alias", "broker", "-keystore", broker.toString(), "-storepass", password, "-file", csr.toString());
+        keytool("-genkeypair", "-alias", "key", "-keyalg", "RSA", "-keysize", "2048", "-validity", validity,
+                "-dname", subject, "-keystore", broker.toString(), "-storetype", "PKCS12", "-storepass", password);
+        keytool("-certreq", "-alias", "key", "-keystore", broker.toString(), "-storepass", password, "-file", csr.toString());
         keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-storepass", password, "-validity", validity,
                 "-ext", san, "-infile", csr.toString(), "-outfile", brokerCert.toString());
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caCert.toString(), "-keystore", broker.toString(),
                 "-storepass", password);
-        keytool("-importcert", "-alias", "broker", "-file", brokerCert.toString(), "-keystore", broker.toString(),
+        keytool("-importcert", "-alias", "key", "-file", brokerCert.toString(), "-keystore", broker.toString(),
                 "-storepass", password);
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caCert.toString(), "-keystore", truststore.toString(),
                 "-storetype", "PKCS12", "-storepass", password);
         // The CA's private key signs nothing more: without it no one can mint a certificate this broker trusts.
         Files.delete(ca);
         Files.delete(csr);
-        return new BrokerCertificates(broker, caCert, truststore, password);
+        return new TlsCertificates(broker, caCert, truststore, password);
     }
 
     /** Runs keytool; the store password it gets as an argument is random and made for this one run. */

@@ -1,0 +1,61 @@
+package io.kfp.deploy;
+
+import io.kfp.common.kafka.TlsCertificates;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.SecurityOptions;
+import org.apache.flink.runtime.net.SSLUtils;
+
+/**
+ * TLS for Flink in a topology ({@code conf/flink/tls.yaml}): internal connections and the REST
+ * API with mutual authentication. The key is made once per run directory ({@code
+ * RUN/flink-tls/}), valid for the address of every host of the topology.
+ */
+final class FlinkTls {
+
+    private final Path dir;
+
+    FlinkTls(Path run) {
+        this.dir = run.resolve("flink-tls");
+    }
+
+    /** {@code template} (tls.yaml) filled in, making the key first if there is none yet. */
+    String settings(Topology topology, String template) {
+        Path password = dir.resolve("password");
+        try {
+            if (!Files.isRegularFile(password)) {
+                Files.createDirectories(dir);
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+                TlsCertificates certificates = TlsCertificates.create(dir, "CN=kfp-flink",
+                        topology.hosts().stream().map(Topology.Host::address).toList(), 365);
+                Files.writeString(password, certificates.password(), StandardCharsets.UTF_8);
+                Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
+            }
+            return template.replace("@KFP_TLS_DIR@", dir.toString())
+                    .replace("@KFP_TLS_PASSWORD@", Files.readString(password, StandardCharsets.UTF_8).trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An HTTP client for the REST API of the cluster {@code config} describes: with its certificate when the API wants one. */
+    static HttpClient httpClient(Configuration config) {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (SecurityOptions.isRestSSLEnabled(config)) {
+            try {
+                builder.sslContext(SSLUtils.createRestSSLContext(config, true));
+            } catch (Exception e) {
+                throw new KfpException("cannot read the REST client certificate (" + SecurityOptions.SSL_REST_KEYSTORE.key() + " "
+                        + config.get(SecurityOptions.SSL_REST_KEYSTORE) + "): " + e.getMessage(), KfpException.FAILED, e);
+            }
+        }
+        return builder.build();
+    }
+}
