@@ -112,7 +112,10 @@ final class FlinkCluster {
                 if (zooKeeper() == null) {
                     config = config.replace("high-availability.type: zookeeper", "high-availability.type: none");
                 }
-                config += new FlinkTls(settings.run()).settings(topology(), Files.readString(templates.resolve("tls.yaml")));
+                FlinkTls tls = new FlinkTls(settings.run());
+                if (tls.enabled()) {
+                    config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
+                }
             }
             Files.writeString(conf.resolve("config.yaml"), config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
             // It may hold the S3 secret.
@@ -143,8 +146,20 @@ final class FlinkCluster {
         return host == null ? settings.flinkConf() : settings.hostRun(host).resolve("flink-conf");
     }
 
-    void start() {
+    /** Starts what is not running; {@code tls}: in a topology, the first start makes the cluster talk TLS ({@link FlinkTls}). */
+    void start(boolean tls) {
         settings.requireDist();
+        FlinkTls flinkTls = new FlinkTls(settings.run());
+        if (tls && !flinkTls.enabled()) {
+            if (topology() == null) {
+                throw new KfpException("--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
+                        + " on one host every Flink port is on 127.0.0.1.");
+            }
+            if (jobManagerHosts().stream().anyMatch(h -> processes(h).running(JOBMANAGER).isPresent())) {
+                throw new KfpException("--tls: the cluster runs without TLS; stop it first ('kfp cluster stop'), then start it with --tls.");
+            }
+            flinkTls.create(topology());
+        }
         if (topology() == null && processes(null).running(JOBMANAGER).isEmpty()) {
             Processes.requireFreePort(settings.restPort(), "KFP_REST_PORT");
             Processes.requireFreePort(settings.rpcPort(), "KFP_RPC_PORT");
@@ -202,7 +217,7 @@ final class FlinkCluster {
     void status() {
         for (Topology.Host host : jobManagerHosts()) {
             OptionalLong jm = processes(host).running(JOBMANAGER);
-            String url = (topology() == null ? "http://" : "https://") + KfpSettings.address(host) + ":" + settings.restPort();
+            String url = (new FlinkTls(settings.run()).enabled() ? "https://" : "http://") + KfpSettings.address(host) + ":" + settings.restPort();
             out.println(jm.isPresent()
                     ? "jobmanager" + on(host) + ": running (pid " + jm.getAsLong() + "), Web UI " + url
                     : "jobmanager" + on(host) + ": stopped");

@@ -14,9 +14,10 @@ import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.runtime.net.SSLUtils;
 
 /**
- * TLS for Flink in a topology ({@code conf/flink/tls.yaml}): internal connections and the REST
- * API with mutual authentication. The key is made once per run directory ({@code
- * RUN/flink-tls/}), valid for the address of every host of the topology.
+ * TLS for Flink in a topology ({@code kfp cluster start --tls}, {@code conf/flink/tls.yaml}):
+ * internal connections and the REST API with mutual authentication. The key is made once per run
+ * directory ({@code RUN/flink-tls/}), valid for the address of every host of the topology; its
+ * presence is what makes every later kfp command use TLS, as {@link KafkaSecurity}'s does.
  */
 final class FlinkTls {
 
@@ -26,20 +27,31 @@ final class FlinkTls {
         this.dir = run.resolve("flink-tls");
     }
 
-    /** {@code template} (tls.yaml) filled in, making the key first if there is none yet. */
-    String settings(Topology topology, String template) {
-        Path password = dir.resolve("password");
+    /** Whether this run directory's cluster talks TLS ({@code kfp cluster start --tls} made its key). */
+    boolean enabled() {
+        return Files.isRegularFile(dir.resolve("password"));
+    }
+
+    /** Makes the key, valid for the address of every host of {@code topology}. */
+    void create(Topology topology) {
         try {
-            if (!Files.isRegularFile(password)) {
-                Files.createDirectories(dir);
-                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-                TlsCertificates certificates = TlsCertificates.create(dir, "CN=kfp-flink",
-                        topology.hosts().stream().map(Topology.Host::address).toList(), 365);
-                Files.writeString(password, certificates.password(), StandardCharsets.UTF_8);
-                Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
-            }
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            TlsCertificates certificates = TlsCertificates.create(dir, "CN=kfp-flink",
+                    topology.hosts().stream().map(Topology.Host::address).toList(), 365);
+            Path password = dir.resolve("password");
+            Files.writeString(password, certificates.password(), StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code template} (tls.yaml) filled in with the key's place and password. */
+    String settings(String template) {
+        try {
             return template.replace("@KFP_TLS_DIR@", dir.toString())
-                    .replace("@KFP_TLS_PASSWORD@", Files.readString(password, StandardCharsets.UTF_8).trim());
+                    .replace("@KFP_TLS_PASSWORD@", Files.readString(dir.resolve("password"), StandardCharsets.UTF_8).trim());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

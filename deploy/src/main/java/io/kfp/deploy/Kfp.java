@@ -311,8 +311,9 @@ public final class Kfp implements Callable<Integer> {
         @ParentCommand Kfp kfp;
 
         @Command(name = "start", description = "Start the JobManager and the TaskManagers; wait until all are registered.")
-        void start() {
-            kfp.cluster().start();
+        void start(@Option(names = "--tls", description = {"in a topology, the first time: TLS between Flink's processes and a REST API",
+                "that answers only clients with the cluster's certificate (kfp holds it). It stays so until KFP_RUN_DIR/flink-tls is removed."}) boolean tls) {
+            kfp.cluster().start(tls);
         }
 
         @Command(name = "stop", description = "Stop every TaskManager, then the JobManager, by PID.")

@@ -129,8 +129,9 @@ record KfpSettings(
     }
 
     String restUrl() {
-        // In a topology the REST API is https with client certificates (conf/flink/tls.yaml).
-        return topology == null ? "http://127.0.0.1:" + restPort : "https://" + topology.with(Topology.Role.JOBMANAGER).get(0).address() + ":" + restPort;
+        // With kfp cluster start --tls the REST API is https with client certificates (conf/flink/tls.yaml).
+        return (new FlinkTls(run).enabled() ? "https://" : "http://")
+                + (topology == null ? "127.0.0.1" : topology.with(Topology.Role.JOBMANAGER).get(0).address()) + ":" + restPort;
     }
 
     /** Where a host of the topology keeps its PID files, logs and data; the one host keeps them in the run directory itself. */

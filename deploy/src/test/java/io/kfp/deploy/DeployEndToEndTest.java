@@ -44,7 +44,7 @@ class DeployEndToEndTest {
     static OneHostKfp host;
     static final int LINES = 1_000;
     static final int RECORDS = 200_000;
-    static final int KILLS = 3;
+    static final int KILLS = 2;
     static final String SECRET = "e2e-key-s3cret-41f7";
 
     @BeforeAll
