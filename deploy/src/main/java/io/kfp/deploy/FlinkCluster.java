@@ -148,13 +148,13 @@ final class FlinkCluster {
 
     /** Starts what is not running; {@code tls}: in a topology, the first start makes the cluster talk TLS ({@link FlinkTls}). */
     void start(boolean tls) {
+        if (tls && topology() == null) {
+            throw new KfpException("--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
+                    + " on one host every Flink port is on 127.0.0.1.");
+        }
         settings.requireDist();
         FlinkTls flinkTls = new FlinkTls(settings.run());
         if (tls && !flinkTls.enabled()) {
-            if (topology() == null) {
-                throw new KfpException("--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
-                        + " on one host every Flink port is on 127.0.0.1.");
-            }
             if (jobManagerHosts().stream().anyMatch(h -> processes(h).running(JOBMANAGER).isPresent())) {
                 throw new KfpException("--tls: the cluster runs without TLS; stop it first ('kfp cluster stop'), then start it with --tls.");
             }

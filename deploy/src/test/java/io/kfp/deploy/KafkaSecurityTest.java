@@ -39,8 +39,8 @@ class KafkaSecurityTest {
         assertThat(security.scramArguments(List.of("relay")))
                 .containsExactly("--add-scram", "SCRAM-SHA-512=[name=relay,password=" + password(security, "relay") + "]");
         assertThatThrownBy(() -> new KafkaSecurity(run).create(List.of("127.0.0.1")))
-                .hasMessageContaining("remove it (and the broker's data) to start over")
-                .as("made once: users must match the storage they were formatted into");
+                .as("made once: users must match the storage they were formatted into")
+                .hasMessageContaining("remove it (and the broker's data) to start over");
     }
 
     @Test
