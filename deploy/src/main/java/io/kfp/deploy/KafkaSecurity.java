@@ -70,10 +70,6 @@ final class KafkaSecurity {
         return dir.resolve("ca.crt");
     }
 
-    Path keystore() {
-        return dir.resolve("keystore.p12");
-    }
-
     Path keystoreSecret() {
         return dir.resolve("broker.secret");
     }

@@ -2,6 +2,7 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -104,7 +105,7 @@ class DeployEndToEndTest {
                 }
                 out.write(text.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                OneHostKfp.await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
+                Conditions.await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
                 assertThat(printed()).containsExactlyInAnyOrderElementsOf(lines);
                 assertThat(values(true)).containsExactlyInAnyOrderElementsOf(lines);
             }
@@ -116,7 +117,7 @@ class DeployEndToEndTest {
             producer.start();
             List<Double> recoverySeconds = new ArrayList<>();
             try {
-                OneHostKfp.await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
+                Conditions.await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
                 for (int kill = 1; kill <= KILLS; kill++) {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
@@ -139,7 +140,7 @@ class DeployEndToEndTest {
             int total = produced.get() + 10_000;
             produceRange(produced.get(), total);
 
-            OneHostKfp.await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
+            Conditions.await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
             List<String> committed = values(true);
             long uncommitted = values(false).size();
             Map<String, Integer> counts = new HashMap<>();
@@ -211,16 +212,16 @@ class DeployEndToEndTest {
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         long killedAt = System.nanoTime();
         new ProcessBuilder("kill", "-9", String.valueOf(pid)).inheritIO().start().waitFor();
-        OneHostKfp.await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
+        Conditions.await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
         Map<TopicPartition, Long> atFailure = groupOffsets();
-        OneHostKfp.await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
+        Conditions.await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
             Map<TopicPartition, Long> now = groupOffsets();
             return !atFailure.isEmpty() && atFailure.entrySet().stream()
                     .allMatch(e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
         });
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         kfp("taskmanager", "start", String.valueOf(3 + kill)); // the replacement becomes the new spare
-        OneHostKfp.await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
+        Conditions.await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
         return Math.round(seconds * 10) / 10.0;
     }
 

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.util.FileUtils;
@@ -139,16 +138,6 @@ final class OneHostKfp {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 
     static int freePort() throws IOException {

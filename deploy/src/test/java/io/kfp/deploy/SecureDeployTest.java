@@ -3,6 +3,7 @@ package io.kfp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.testing.Conditions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -81,7 +82,7 @@ class SecureDeployTest {
                 }
                 out.write(text.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                OneHostKfp.await("the sink to print every line", Duration.ofMinutes(2), () -> kfp.printed("secure-").size() >= lines.size());
+                Conditions.await("the sink to print every line", Duration.ofMinutes(2), () -> kfp.printed("secure-").size() >= lines.size());
             }
             // 3. Through all three jobs, each under its own user: once each.
             assertThat(kfp.printed("secure-")).containsExactlyInAnyOrderElementsOf(lines);

@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.preflight.RequiredAcls;
 import io.kfp.common.testing.MiniClusters;
@@ -163,7 +164,7 @@ class AuthorizationTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(s.exitCode()).as("submitted; stderr: %s", err).isZero();
         JobClient job = s.client();
-        Topics.await("every record relayed", Duration.ofMinutes(1), () -> committedOutput(name + "-out").size() >= sent.size());
+        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> committedOutput(name + "-out").size() >= sent.size());
         for (String path : List.of("/jobs/" + job.getJobID() + "/config", "/jobmanager/config",
                 "/jobs/" + job.getJobID() + "/exceptions", "/jobs/" + job.getJobID())) {
             assertThat(get(cluster.getWebInterfaceURL() + path)).as("REST " + path).isNotEmpty().doesNotContain(RELAY_PASSWORD);
@@ -213,7 +214,7 @@ class AuthorizationTest {
         EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(s.exitCode()).as("preflight's admin client authenticated; stderr: %s", err).isZero();
-        Topics.await("the record relayed by the source and sink authenticated from the file", Duration.ofMinutes(1),
+        Conditions.await("the record relayed by the source and sink authenticated from the file", Duration.ofMinutes(1),
                 () -> committedOutput(name + "-out").contains("from-file"));
         s.client().cancel().get(1, TimeUnit.MINUTES);
         assertThat(args).noneMatch(a -> a.contains(RELAY_PASSWORD));
@@ -290,7 +291,7 @@ class AuthorizationTest {
                     .withStageAfterSource(st -> st.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector"))
                     .executeAsync(), relay));
             jobs.add(submitted(IngestJob.SPEC, EmbeddedJobs.STANDARD.get(IngestJob.SPEC.command()), ingest));
-            Topics.await("both failures injected and every line printed", Duration.ofMinutes(3),
+            Conditions.await("both failures injected and every line printed", Duration.ofMinutes(3),
                     () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n);
             assertThat(PipelineTest.printedLines()).as("committed lines out, each once").containsExactlyInAnyOrderElementsOf(lines);
         } finally {

@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
@@ -215,7 +216,7 @@ class ExactlyOnceTest {
         /** Starts the relay and waits until both failures happened and it recovered from them. */
         void startWithFailures() throws Exception {
             first = submit(args);
-            Topics.await("both injected failures and a checkpoint after them", Duration.ofMinutes(3),
+            Conditions.await("both injected failures and a checkpoint after them", Duration.ofMinutes(3),
                     () -> plan.completedAfterSecondFailure.get() >= 1 || isDone(first));
         }
 
@@ -227,7 +228,7 @@ class ExactlyOnceTest {
         void cancelAndRestore(java.util.function.BooleanSupplier done) throws Exception {
             assertThat(isDone(first)).as("the first job must still run when it is cancelled (slow it down)").isFalse();
             first.cancel().get(1, TimeUnit.MINUTES);
-            Topics.await("the first job to be cancelled", Duration.ofMinutes(1),
+            Conditions.await("the first job to be cancelled", Duration.ofMinutes(1),
                     () -> status(first) == JobStatus.CANCELED);
             Path retained = latestCheckpoint(checkpoints.resolve(first.getJobID().toString()))
                     .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints));
@@ -238,16 +239,16 @@ class ExactlyOnceTest {
             awaitOutput(done);
             // Two more completed checkpoints, so a duplicate committed late would be seen.
             int checkpoints = plan.completedCheckpoints.get();
-            Topics.await("two more checkpoints", Duration.ofMinutes(1), () -> plan.completedCheckpoints.get() >= checkpoints + 2);
+            Conditions.await("two more checkpoints", Duration.ofMinutes(1), () -> plan.completedCheckpoints.get() >= checkpoints + 2);
             second.cancel().get(1, TimeUnit.MINUTES);
-            Topics.await("the restored job to be cancelled", Duration.ofMinutes(1),
+            Conditions.await("the restored job to be cancelled", Duration.ofMinutes(1),
                     () -> status(second) == JobStatus.CANCELED);
         }
 
         /** Waits for {@code done}; on timeout says how far input and output got. */
         void awaitOutput(java.util.function.BooleanSupplier done) throws Exception {
             try {
-                Topics.await("the relay to finish the topic", Duration.ofMinutes(2), done);
+                Conditions.await("the relay to finish the topic", Duration.ofMinutes(2), done);
             } catch (AssertionError timeout) {
                 Audit in = Audit.of(Topics.readAll(bootstrap(), input, true));
                 Audit out = Audit.of(Topics.readAll(bootstrap(), output, true));
@@ -271,7 +272,7 @@ class ExactlyOnceTest {
                 }
                 assertThat(open).as("open transactions of " + prefix).isEmpty();
             }
-            Topics.await("the relay's Kafka producer threads to end", Duration.ofSeconds(30),
+            Conditions.await("the relay's Kafka producer threads to end", Duration.ofSeconds(30),
                     () -> Thread.getAllStackTraces().keySet().stream()
                             .noneMatch(t -> t.getName().startsWith("kafka-producer-network-thread") && t.getName().contains(prefix)));
         }

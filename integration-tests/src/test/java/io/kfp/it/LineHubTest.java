@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.embedded.LineHub;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -38,7 +39,7 @@ class LineHubTest {
                 assertThat(read(in, 3)).containsExactly("early", "typed 1", "typed 2");
             }
             // The reader went away (the ingest job restarts): the next line waits for it.
-            Topics.await("the hub to notice the reader left", java.time.Duration.ofSeconds(10), () -> hub.connectedReaders() == 0);
+            Conditions.await("the hub to notice the reader left", java.time.Duration.ofSeconds(10), () -> hub.connectedReaders() == 0);
             hub.publish("while away".getBytes(StandardCharsets.UTF_8));
             try (Socket reader = new Socket(InetAddress.getLoopbackAddress(), hub.ingestPort())) {
                 reader.setSoTimeout(10_000);

@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
@@ -141,7 +142,7 @@ class LostTransactionTest {
                 new ProducerRecord<>(name + "-in", 0, null, "a".getBytes(StandardCharsets.UTF_8)),
                 new ProducerRecord<>(name + "-in", 1, null, "b".getBytes(StandardCharsets.UTF_8))));
         JobClient pooling = relay(name, "--sink.transaction-naming", "pooling");
-        Topics.await(name + ": both records relayed", Duration.ofMinutes(1),
+        Conditions.await(name + ": both records relayed", Duration.ofMinutes(1),
                 () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 2);
         String savepoint = cluster.stopWithSavepoint(pooling.getJobID(), false, null, SavepointFormatType.CANONICAL)
                 .get(1, TimeUnit.MINUTES);
@@ -155,7 +156,7 @@ class LostTransactionTest {
         JobClient resumed = relay(name, "--checkpoint.restore-from", savepoint, "--sink.transaction-naming", "pooling");
         Topics.produce(KAFKA.bootstrapServers(),
                 List.of(new ProducerRecord<>(name + "-in", 0, null, "c".getBytes(StandardCharsets.UTF_8))));
-        Topics.await(name + ": resumed with pooling, the next record relayed", Duration.ofMinutes(1),
+        Conditions.await(name + ": resumed with pooling, the next record relayed", Duration.ofMinutes(1),
                 () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 3);
         resumed.cancel().get(1, TimeUnit.MINUTES);
     }
@@ -169,12 +170,12 @@ class LostTransactionTest {
         try {
             JobClient job = relay(name);
             // At least one checkpoint committed, so the savepoint's transaction is not the job's first.
-            Topics.await(name + ": first committed output", Duration.ofMinutes(1),
+            Conditions.await(name + ": first committed output", Duration.ofMinutes(1),
                     () -> !Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).isEmpty());
             Thread.sleep(1_000);
             String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
                     .get(1, TimeUnit.MINUTES);
-            Topics.await(name + ": cancelled", Duration.ofMinutes(1),
+            Conditions.await(name + ": cancelled", Duration.ofMinutes(1),
                     () -> status(job) == JobStatus.CANCELED);
             return new Stopped(name, savepoint, input);
         } finally {
@@ -236,7 +237,7 @@ class LostTransactionTest {
 
     private static void awaitTransactions(Stopped stopped, String what, Duration timeout,
             java.util.function.Predicate<List<TransactionState>> done) throws Exception {
-        Topics.await(stopped.name + ": " + what, timeout, () -> done.test(transactionStates(stopped.prefix())));
+        Conditions.await(stopped.name + ": " + what, timeout, () -> done.test(transactionStates(stopped.prefix())));
     }
 
     private static boolean open(TransactionState state) {
@@ -258,7 +259,7 @@ class LostTransactionTest {
     /** The relay has read every input record and committed its offsets with a checkpoint. */
     private static void awaitCaughtUp(Stopped stopped, JobClient job) throws Exception {
         Map<Integer, Long> end = Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
-        Topics.await(stopped.name + ": every input record read and checkpointed", Duration.ofMinutes(2), () -> {
+        Conditions.await(stopped.name + ": every input record read and checkpointed", Duration.ofMinutes(2), () -> {
             assertThat(status(job).isGloballyTerminalState()).as("the resumed job ended").isFalse();
             try (Admin admin = KAFKA.kafka().admin()) {
                 Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(stopped.prefix())
@@ -271,7 +272,7 @@ class LostTransactionTest {
             }
         });
         // The sink commits that checkpoint's transactions beside the offsets: then no transaction is open.
-        Topics.await(stopped.name + ": output transactions all ended", Duration.ofMinutes(1),
+        Conditions.await(stopped.name + ": output transactions all ended", Duration.ofMinutes(1),
                 () -> Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", true)
                         .equals(Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", false)));
     }

@@ -3,6 +3,7 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
@@ -91,11 +92,11 @@ class OffsetsTest {
         produce("ck");
         // No periodic checkpoint within the test: only the one it triggers.
         JobClient job = relay("ck", "--checkpoint.interval", "1 h");
-        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("ck").size() >= RECORDS);
+        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("ck").size() >= RECORDS);
         assertThat(committedOffsets("ck-group")).as("committed before any checkpoint").isZero();
 
         cluster.triggerCheckpoint(job.getJobID(), CheckpointType.FULL).get(1, TimeUnit.MINUTES);
-        Topics.await("offsets committed after the checkpoint", Duration.ofSeconds(30),
+        Conditions.await("offsets committed after the checkpoint", Duration.ofSeconds(30),
                 () -> uncheckedOffsets("ck-group") == RECORDS);
         job.cancel().get(1, TimeUnit.MINUTES);
     }
@@ -104,8 +105,8 @@ class OffsetsTest {
     void withoutCheckpointingTheConsumersAutoCommitAdvancesThem() throws Exception {
         produce("ac");
         JobClient job = relay("ac", "--checkpoint.enabled", "false", "--source.auto-commit-interval", "200 ms");
-        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("ac").size() >= RECORDS);
-        Topics.await("auto-committed offsets", Duration.ofSeconds(30), () -> uncheckedOffsets("ac-group") == RECORDS);
+        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("ac").size() >= RECORDS);
+        Conditions.await("auto-committed offsets", Duration.ofSeconds(30), () -> uncheckedOffsets("ac-group") == RECORDS);
         job.cancel().get(1, TimeUnit.MINUTES);
     }
 
@@ -149,7 +150,7 @@ class OffsetsTest {
         // Exactly-once: a job that fails as it starts must not leave records behind for the next one to repeat.
         String[] exactlyOnce = {"--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "1 s"};
         JobClient job = relay("rt", concat(exactlyOnce, "--checkpoint.savepoint-dir", "target/it-savepoints/offsets"));
-        Topics.await("every record relayed", Duration.ofMinutes(1), () -> output("rt").size() >= RECORDS);
+        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("rt").size() >= RECORDS);
         String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
                 .get(1, TimeUnit.MINUTES);
         // Partition p holds records p, p+4, ...: 250 each, checkpointed at offset 250. While the relay is
@@ -181,7 +182,7 @@ class OffsetsTest {
                 expected.add(String.valueOf(i));
             }
         }
-        Topics.await("the relay to catch up", Duration.ofMinutes(1), () -> output("rt").size() >= expected.size());
+        Conditions.await("the relay to catch up", Duration.ofMinutes(1), () -> output("rt").size() >= expected.size());
         resumed.cancel().get(1, TimeUnit.MINUTES);
         assertThat(output("rt")).containsExactlyInAnyOrderElementsOf(expected);
     }

@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.ingest.IngestJob;
@@ -159,8 +160,8 @@ class PipelineTest {
             serve(server, payload.toString().getBytes(StandardCharsets.UTF_8));
             startPipeline("p1", server.getLocalPort());
 
-            Topics.await("all lines in topic B", Duration.ofMinutes(2), () -> values("p1-b").size() >= n);
-            Topics.await("all lines printed", Duration.ofMinutes(1), () -> printedLines().size() >= n);
+            Conditions.await("all lines in topic B", Duration.ofMinutes(2), () -> values("p1-b").size() >= n);
+            Conditions.await("all lines printed", Duration.ofMinutes(1), () -> printedLines().size() >= n);
 
             assertThat(values("p1-b")).containsExactlyInAnyOrderElementsOf(lines);
             assertThat(printedLines()).containsExactlyInAnyOrderElementsOf(lines);
@@ -187,7 +188,7 @@ class PipelineTest {
             Topics.produce(KAFKA.bootstrapServers(), List.of(new ProducerRecord<>("p6-a", 0, null, "bin".getBytes(StandardCharsets.UTF_8), binary)));
 
             List<String> expected = List.of("before", "", "after-empty", "bad\uFFFD\uFFFD", "\u0000\u0001\u0002\u0003", "last");
-            Topics.await("good lines and the binary record in topic B", Duration.ofMinutes(2),
+            Conditions.await("good lines and the binary record in topic B", Duration.ofMinutes(2),
                     () -> values("p6-b").size() >= expected.size() + 1);
 
             List<ConsumerRecord<byte[], byte[]>> out = Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
@@ -202,7 +203,7 @@ class PipelineTest {
             }
             assertThat(text).containsExactlyInAnyOrderElementsOf(expected);
             assertThat(relayedBinary).as("binary record, byte for byte").isEqualTo(binary);
-            Topics.await("the sink to print the escaped binary record", Duration.ofMinutes(1),
+            Conditions.await("the sink to print the escaped binary record", Duration.ofMinutes(1),
                     () -> printedLines().contains("\\xc3(\\x00\\xff\\n\\x80"));
 
             assertThat(oversizedLinesSkipped(cluster.getWebInterfaceURL(), jobs.get(2))).isEqualTo(1);
@@ -223,7 +224,7 @@ class PipelineTest {
         }
         String metrics = job + "/vertices/" + vertex.group(1) + "/metrics";
         long[] value = {-1};
-        Topics.await("the oversizedLinesSkipped metric", Duration.ofSeconds(60), () -> {
+        Conditions.await("the oversizedLinesSkipped metric", Duration.ofSeconds(60), () -> {
             try {
                 Matcher id = Pattern.compile("\"id\":\"([^\"]*oversizedLinesSkipped)\"").matcher(get(http, metrics));
                 if (!id.find()) {

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -100,17 +99,6 @@ final class Topics {
             Map<Integer, Long> result = new HashMap<>();
             consumer.endOffsets(partitions, Duration.ofSeconds(30)).forEach((tp, o) -> result.put(tp.partition(), o));
             return result;
-        }
-    }
-
-    /** Polls {@code condition} every 100 ms; fails after {@code timeout} with {@code what}. */
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(100);
         }
     }
 }
