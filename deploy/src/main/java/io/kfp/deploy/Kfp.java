@@ -195,18 +195,32 @@ public final class Kfp implements Callable<Integer> {
         // Help says where things are with the settings in force, when they are valid.
         try {
             KfpSettings settings = kfp.settings();
+            Topology topology = settings.topology();
             describe(commandLine, "kafka", settings.externalKafka()
                     ? "KAFKA_BOOTSTRAP=" + settings.bootstrap() + " is used: kfp starts no broker."
-                    : "Single-node KRaft broker on " + settings.bootstrap() + ".");
-            describe(commandLine, "cluster", "JobManager + " + settings.taskManagers() + " TaskManagers; Web UI "
-                    + settings.restUrl() + ".");
-            commandLine.getCommandSpec().usageMessage().footer(commandLine.getCommandSpec().usageMessage().footer()[0],
-                    "Runtime files (PIDs, logs, broker data, checkpoints) live in " + settings.run() + " (KFP_RUN_DIR).",
-                    commandLine.getCommandSpec().usageMessage().footer()[2], commandLine.getCommandSpec().usageMessage().footer()[3]);
+                    : topology == null
+                            ? "Single-node KRaft broker on " + settings.bootstrap() + "."
+                            : "KRaft cluster of " + topology.with(Topology.Role.KAFKA).size() + " nodes on " + settings.bootstrap() + ".");
+            describe(commandLine, "cluster", (topology == null ? "JobManager"
+                    : topology.with(Topology.Role.JOBMANAGER).size() + " JobManagers (high availability)")
+                    + " + " + settings.taskManagers() + " TaskManagers; Web UI " + settings.restUrl() + ".");
+            if (topology != null) {
+                commandLine.getCommandSpec().usageMessage().description("The pipeline's jobs on a standalone Flink cluster and a Kafka"
+                        + " cluster on the hosts of the topology " + topology.name() + " (KFP_TOPOLOGY).");
+            }
+            String[] footer = commandLine.getCommandSpec().usageMessage().footer().clone();
+            footer[1] = "Runtime files (PIDs, logs, broker data, checkpoints) live in " + settings.run() + " (KFP_RUN_DIR).";
+            setFooter(commandLine, footer);
         } catch (KfpException invalid) {
             // Reported when a command runs; help stays general.
         }
         return commandLine;
+    }
+
+    /** On every command: picocli gives subcommands the footer they were declared with. */
+    private static void setFooter(CommandLine commandLine, String[] footer) {
+        commandLine.getCommandSpec().usageMessage().footer(footer);
+        commandLine.getSubcommands().values().forEach(sub -> setFooter(sub, footer));
     }
 
     private static void describe(CommandLine commandLine, String command, String description) {
@@ -629,7 +643,7 @@ public final class Kfp implements Callable<Integer> {
                                 + " rolling-restart, kill-leader-jobmanager, kill-taskmanager, partition-taskmanager,"
                                 + " partition-leader-broker, s3-outage, rescale-up, rescale-down") String faults,
                 @Option(names = "--records", defaultValue = "300000", description = "produce at least this many (default ${DEFAULT-VALUE})") long records,
-                @Option(names = "--rate", defaultValue = "2000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
+                @Option(names = "--rate", defaultValue = "1000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
                 @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS) List<String> relayOptions)
                 throws Exception {
             return new LabDrill(kfp, orEmpty(relayOptions)).run(LabDrill.parse(faults), records, rate).clean() ? 0 : KfpException.FAILED;

@@ -19,7 +19,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -101,6 +103,12 @@ final class LabDrill {
     static final int KEYS = 50;
     static final Duration PARTITION = Duration.ofSeconds(20);
     static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
+    /**
+     * How long a TaskManager may take to register. A fresh one starts in ~5 s on an idle lab, but took
+     * 25-47 s while the drill loaded both cores (JVM start, the S3 file system, the RPC system), and
+     * more than 60 s with the cluster on TLS.
+     */
+    static final Duration REGISTRATION_TIMEOUT = Duration.ofMinutes(2);
 
     /**
      * One fault's recovery: {@code seconds} from the injection until committed output flows on every
@@ -275,7 +283,9 @@ final class LabDrill {
         double afterEnd = fault.outage ? Math.max(0, flowing - ended) / 1000.0 : Double.NaN;
         say(String.format(Locale.ROOT, "  committed output flows again on every partition %.1f s after the injection%s", recovery,
                 fault.outage ? String.format(Locale.ROOT, ", %.1f s after the fault ended", afterEnd) : ""));
+        long restoring = System.nanoTime();
         afterRecovery.run();
+        say(String.format(Locale.ROOT, "  the lab back at full strength %.1f s later", (System.nanoTime() - restoring) / 1e9));
         return new Recovery(fault, at, recovery, afterEnd);
     }
 
@@ -330,7 +340,8 @@ final class LabDrill {
     /** Waits until every TaskManager is registered; one that does not come back from a partition by itself is restarted. */
     private void awaitTaskManagers(int restartIfMissing) {
         int expected = topology.with(Topology.Role.TASKMANAGER).size();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long start = System.nanoTime();
+        long deadline = start + REGISTRATION_TIMEOUT.toNanos();
         try (FlinkRest rest = kfp.rest()) {
             while (rest.taskManagers() < expected) {
                 if (System.nanoTime() > deadline) {
@@ -339,27 +350,42 @@ final class LabDrill {
                         cluster().stopTaskManager(restartIfMissing);
                         cluster().startTaskManager(restartIfMissing);
                         restartIfMissing = 0;
-                        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                        deadline = System.nanoTime() + REGISTRATION_TIMEOUT.toNanos();
                     } else {
-                        throw new IllegalStateException(rest.taskManagers() + " of " + expected + " TaskManagers registered after 60 s");
+                        throw new IllegalStateException(rest.taskManagers() + " of " + expected + " TaskManagers registered after "
+                                + REGISTRATION_TIMEOUT.toSeconds() + " s");
                     }
                 }
                 Processes.sleep(Duration.ofMillis(500));
             }
         }
+        double waited = (System.nanoTime() - start) / 1e9;
+        if (waited >= 2) {
+            say(String.format(Locale.ROOT, "  waited %.1f s for every TaskManager to register", waited));
+        }
     }
 
+    /** One admin client for the whole wait: a new one per poll was a connection storm on the brokers being waited for. */
     private void awaitFullIsr() {
-        awaitCondition("every replica of the drill's topics and of the transaction log in sync", Duration.ofMinutes(3), () -> {
-            try (Admin admin = admin()) {
-                return admin.describeTopics(List.of(input, output, "__transaction_state", "__consumer_offsets"))
-                        .allTopicNames().get(20, TimeUnit.SECONDS).values().stream()
-                        .flatMap(d -> d.partitions().stream())
-                        .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        try (Admin admin = admin()) {
+            awaitCondition("every replica of the drill's topics and of the transaction log in sync", Duration.ofMinutes(3), () -> {
+                try {
+                    boolean inSync = admin.describeTopics(List.of(input, output, "__transaction_state", "__consumer_offsets"))
+                            .allTopicNames().get(20, TimeUnit.SECONDS).values().stream()
+                            .flatMap(d -> d.partitions().stream())
+                            .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
+                    if (!inSync) {
+                        Processes.sleep(Duration.ofMillis(400));
+                    }
+                    return inSync;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new KfpException("drill: interrupted while waiting for the replicas", KfpException.FAILED);
+                } catch (ExecutionException | TimeoutException e) {
+                    return false; // a broker still starting: asked again
+                }
+            });
+        }
     }
 
     // --- what the faults aim at -----------------------------------------------------------------
@@ -705,13 +731,19 @@ final class LabDrill {
         out.flush();
     }
 
+    /** Waits for {@code condition}; a wait of seconds is said, so a slow drill shows where its time went. */
     private void awaitCondition(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new KfpException("drill: timed out after " + timeout.toSeconds() + " s waiting for " + what, KfpException.FAILED);
             }
             Processes.sleep(Duration.ofMillis(100));
+        }
+        double waited = (System.nanoTime() - start) / 1e9;
+        if (waited >= 2) {
+            say(String.format(Locale.ROOT, "  waited %.1f s for %s", waited, what));
         }
     }
 
