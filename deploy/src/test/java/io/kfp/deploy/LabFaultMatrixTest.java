@@ -38,9 +38,40 @@ class LabFaultMatrixTest {
         kfp(Duration.ofMinutes(1), "lab", "up");
         // PLAINTEXT brokers: the same matrix on --secure brokers (SASL_SSL, replication over TLS) passed
         // too, but took 729 s instead of 430-520 s on two cores - more than the build's 20 minutes allow.
-        // SecureDeployTest covers the secure broker. Likewise the cluster without --tls (see deploy/README.md).
+        // SecureDeployTest covers the secure broker. The cluster talks TLS, as a production one should.
         kfp(Duration.ofMinutes(3), "kafka", "start");
-        kfp(Duration.ofMinutes(3), "cluster", "start");
+        kfp(Duration.ofMinutes(3), "cluster", "start", "--tls");
+    }
+
+    /**
+     * The cluster runs with {@code --tls}: from the lab's client host, a client without the cluster's
+     * certificate is refused at the handshake, over https:// and over http:// (redirected there),
+     * while the same client holding the certificate gets its answer.
+     */
+    @Test
+    void theRestApiAnswersOnlyClientsWithTheClustersCertificate() throws Exception {
+        String status = kfp(Duration.ofMinutes(2), "status").output();
+        java.util.regex.Matcher leader = java.util.regex.Pattern.compile("leading JobManager: (https://[0-9.]+:[0-9]+)").matcher(status);
+        assertThat(leader.find()).as("kfp status names the leading JobManager over https:\n" + status).isTrue();
+        String https = leader.group(1) + "/overview";
+        Path key = RUN.resolve("flink-tls");
+        Commands.Result withKey = probe(https, key.resolve("keystore.p12").toString(), key.resolve("password").toString());
+        assertThat(withKey.exit()).as("the probe holding the cluster's certificate\n" + withKey.output()).isZero();
+        assertThat(withKey.output()).contains("taskmanagers");
+        for (String url : List.of(https, https.replace("https://", "http://"))) {
+            Commands.Result without = probe(url);
+            assertThat(without.exit()).as("the probe without a certificate: " + url + "\n" + without.output()).isNotZero();
+            assertThat(without.output()).as(url).contains("certificate").doesNotContain("taskmanagers");
+        }
+    }
+
+    /** {@link RestProbe} on the lab's client host. */
+    private static Commands.Result probe(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", KFP.toString(), "lab", "exec", "operator",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", Path.of("target", "test-classes").toAbsolutePath().toString(), RestProbe.class.getName()));
+        command.addAll(Arrays.asList(args));
+        return Commands.run(command, ENV, RUN.getParent(), Duration.ofMinutes(1));
     }
 
     @AfterAll
