@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.common.kafka.SinkOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -16,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -48,6 +50,7 @@ import picocli.CommandLine.ScopeType;
             Kfp.TopicsCommand.class,
             Kfp.Submit.class,
             Kfp.Acls.class,
+            Kfp.TransactionsCommand.class,
             Kfp.Stop.class,
             Kfp.Resume.class,
             Kfp.Cancel.class,
@@ -280,6 +283,47 @@ public final class Kfp implements Callable<Integer> {
         return Files.isDirectory(classes) ? classes + ":" + jar : jar.toString();
     }
 
+    /** The prefix kfp transactions works on: exactly one of a job (ingest, relay; its config file) or a prefix given as it is. */
+    String transactionalIdPrefix(String job, String config, String prefix) {
+        if ((job == null) == (prefix == null)) {
+            throw new KfpException("name a job (ingest or relay) or give --prefix PREFIX, not " + (job == null ? "neither" : "both") + ".");
+        }
+        if (prefix != null) {
+            return prefix;
+        }
+        DeployedJob deployed = DeployedJob.of(job);
+        if (deployed.name().equals("sink")) {
+            throw new KfpException("sink-job writes no Kafka transactions (it prints what it reads): use ingest or relay.");
+        }
+        Path file = config == null ? deployed.defaultConfig(settings()) : Path.of(settings().absolute(config));
+        // The connector names its ids PREFIX-SUBTASK-N: the dash keeps another job's longer prefix out.
+        return SinkOptions.transactionalIdPrefix(deployed.settings(file, environment)) + "-";
+    }
+
+    /** Each writing job running on the cluster (by the name its config gives it) and its transactional id prefix; none when no JobManager answers. */
+    Map<String, String> runningPrefixes() {
+        Map<String, String> running = new java.util.TreeMap<>();
+        if (!cluster().anyJobManagerAnswers()) {
+            return running;
+        }
+        try (FlinkRest rest = rest()) {
+            List<JobStatusMessage> jobs = rest.jobs();
+            for (String name : List.of("ingest", "relay")) {
+                DeployedJob deployed = DeployedJob.of(name);
+                Path file = deployed.defaultConfig(settings());
+                if (!Files.isRegularFile(file)) {
+                    continue;
+                }
+                org.apache.flink.configuration.Configuration config = deployed.settings(file, environment);
+                String jobName = config.get(io.kfp.common.config.JobOptions.NAME);
+                if (jobs.stream().anyMatch(j -> j.getJobName().equals(jobName) && !j.getJobState().isGloballyTerminalState())) {
+                    running.put(jobName, SinkOptions.transactionalIdPrefix(config) + "-");
+                }
+            }
+        }
+        return running;
+    }
+
     /** The Flink job name of {@code job}, from its config file (job.name). */
     String jobName(DeployedJob job) {
         return job.jobName(job.defaultConfig(settings()), environment);
@@ -449,6 +493,64 @@ public final class Kfp implements Callable<Integer> {
                 kfp.submitter().printAcls(deployed, job.args(), user);
             }
             return 0;
+        }
+    }
+
+    @Command(name = "transactions", mixinStandardHelpOptions = true,
+            description = {"Kafka transactions of a job's transactional id prefix (ingest, relay) or of any --prefix.",
+                "An open one holds back the last stable offset of every partition it wrote to: read_committed readers (the next"
+                        + " job, the sink) see nothing newer there until it ends - by its producer, at its timeout, or by 'abort'."})
+    static final class TransactionsCommand {
+        @ParentCommand Kfp kfp;
+
+        @Command(name = "list", mixinStandardHelpOptions = true,
+                description = {"List the open transactions (--all: in every state).",
+                    "Each with its state, age, producer id and epoch, and the partitions whose last stable offset it holds back."})
+        void list(@Parameters(arity = "0..1", paramLabel = "JOB", description = "ingest or relay: the prefix it runs with from its config") String job,
+                @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml") String config,
+                @Option(names = "--prefix", paramLabel = "PREFIX", description = "any transactional id prefix instead of a job's") String prefix,
+                @Option(names = "--all", description = "also the ended ones (CompleteCommit, CompleteAbort, Empty, ...)") boolean all) {
+            String of = kfp.transactionalIdPrefix(job, config, prefix);
+            kfp.requireLabNetwork();
+            try (Admin admin = Topics.admin(kfp.settings())) {
+                KafkaTransactions transactions = new KafkaTransactions(admin, kfp.out);
+                transactions.print(of, transactions.list(of, all), all);
+            }
+        }
+
+        @Command(name = "abort", mixinStandardHelpOptions = true,
+                description = {"Abort the open (Ongoing) transactions of the prefix.",
+                    "Fences their transactional ids (Admin.fenceProducers): the broker aborts what is open and refuses a producer"
+                            + " still using an id from then on. Refused while a job running on the cluster writes with that prefix"
+                            + " (its checkpoint would fail and it would restart), unless --force."})
+        void abort(@Parameters(arity = "0..1", paramLabel = "JOB", description = "ingest or relay: the prefix it runs with from its config") String job,
+                @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml") String config,
+                @Option(names = "--prefix", paramLabel = "PREFIX", description = "any transactional id prefix instead of a job's") String prefix,
+                @Option(names = "--older-than", paramLabel = "DURATION", description = "only transactions open at least this long, e.g. '15 min' (default: every open one)") String olderThan,
+                @Option(names = "--force", description = "abort even while a running job of the cluster writes with the prefix") boolean force) {
+            String of = kfp.transactionalIdPrefix(job, config, prefix);
+            Duration minimumAge = Duration.ZERO;
+            if (olderThan != null) {
+                try {
+                    minimumAge = org.apache.flink.util.TimeUtils.parseDuration(olderThan);
+                } catch (IllegalArgumentException e) {
+                    throw new KfpException("--older-than '" + olderThan + "' is not a duration: use e.g. '90 s' or '15 min'.");
+                }
+            }
+            kfp.requireLabNetwork();
+            List<String> owners = KafkaTransactions.owners(of, kfp.runningPrefixes());
+            if (!owners.isEmpty() && !force) {
+                throw new KfpException(String.join(", ", owners) + " is running on the cluster and writes transactions of prefix " + of
+                        + ": aborting them fails its checkpoint and restarts it. Stop it first (kfp stop JOB), or add --force.");
+            }
+            try (Admin admin = Topics.admin(kfp.settings())) {
+                KafkaTransactions transactions = new KafkaTransactions(admin, kfp.out);
+                List<KafkaTransactions.Transaction> open = transactions.list(of, false);
+                if (transactions.abort(open, minimumAge).isEmpty()) {
+                    kfp.out.println("nothing to abort: no Ongoing transaction of prefix " + of
+                            + (minimumAge.isZero() ? "" : " open for at least " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(minimumAge)));
+                }
+            }
         }
     }
 

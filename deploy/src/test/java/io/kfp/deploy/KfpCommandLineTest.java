@@ -103,6 +103,32 @@ class KfpCommandLineTest {
     }
 
     @Test
+    void transactionsAimAtOneJobThatWritesThemOrOnePrefix() {
+        Result neither = kfp("transactions", "list");
+        assertThat(neither.exit()).isEqualTo(2);
+        assertThat(neither.err()).contains("name a job (ingest or relay) or give --prefix PREFIX, not neither");
+        Result both = kfp("transactions", "abort", "relay", "--prefix", "kfp.relay-job.");
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err()).contains("not both");
+        Result sink = kfp("transactions", "list", "sink");
+        assertThat(sink.exit()).isEqualTo(2);
+        assertThat(sink.err()).contains("sink-job writes no Kafka transactions");
+        Result age = kfp("transactions", "abort", "relay", "--older-than", "soon");
+        assertThat(age.exit()).isEqualTo(2);
+        assertThat(age.err()).contains("--older-than 'soon' is not a duration");
+    }
+
+    @Test
+    void aRunningJobOwnsTheTransactionsOfItsPrefixAndOfEveryPrefixOfIt() {
+        Map<String, String> running = Map.of("relay-job", "kfp.relay-job.default-", "ingest-job", "kfp.ingest-job.default-");
+        assertThat(KafkaTransactions.owners("kfp.relay-job.default-", running)).containsExactly("relay-job");
+        assertThat(KafkaTransactions.owners("kfp.relay-job.default-0-17", running)).as("one of its ids").containsExactly("relay-job");
+        assertThat(KafkaTransactions.owners("kfp.", running)).as("a prefix of both").containsExactly("ingest-job", "relay-job");
+        assertThat(KafkaTransactions.owners("kfp.relay-job.other-", running)).isEmpty();
+        assertThat(KafkaTransactions.owners("drill-", Map.of())).isEmpty();
+    }
+
+    @Test
     void aBadPortSettingNamesTheVariable() {
         Map<String, String> env = new HashMap<>(Map.of("KFP_REST_PORT", "80800"));
         Result r = kfp(env, "status");
