@@ -42,11 +42,16 @@ final class OneHostKfp {
             stop();
         }
         FileUtils.deleteDirectory(run.toFile());
-        for (String port : List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
-            env.put(port, String.valueOf(freePort()));
-        }
         int prom = freePort();
         env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        for (String variable : List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
+            int port = freePort();
+            while (!taken.add(port) || (port >= prom && port <= prom + 20)) {
+                port = freePort(); // each its own, none in the Prometheus range
+            }
+            env.put(variable, String.valueOf(port));
+        }
         env.putAll(settings);
         bootstrap = "127.0.0.1:" + env.get("KFP_KAFKA_PORT");
     }
@@ -140,9 +145,22 @@ final class OneHostKfp {
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
     }
 
+    /**
+     * A free loopback port below the kernel's ephemeral range (32768 and up on Linux): the build runs
+     * integration-tests beside this module (mvn -T 2, .mvn/maven.config), and a port-0 bind there
+     * could otherwise take a port picked here before kfp's broker or cluster binds it. Ports up to
+     * 20 above it stay below the range too (KFP_PROM_PORTS).
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + random.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // another one
+            }
         }
+        throw new IOException("no free loopback port in 20000-31999 after 200 tries");
     }
 }
