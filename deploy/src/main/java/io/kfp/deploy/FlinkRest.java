@@ -100,7 +100,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** The jobs of that name that have not ended (running, restarting, being created, ...). */
-    private static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
+    static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
         return jobs.stream()
                 .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
                 .toList();

@@ -316,7 +316,7 @@ public final class Kfp implements Callable<Integer> {
                 }
                 org.apache.flink.configuration.Configuration config = deployed.settings(file, environment);
                 String jobName = config.get(io.kfp.common.config.JobOptions.NAME);
-                if (jobs.stream().anyMatch(j -> j.getJobName().equals(jobName) && !j.getJobState().isGloballyTerminalState())) {
+                if (!FlinkRest.notEnded(jobs, jobName).isEmpty()) {
                     running.put(jobName, SinkOptions.transactionalIdPrefix(config) + "-");
                 }
             }

@@ -105,7 +105,7 @@ final class LabDrill {
     static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
     /**
      * How long a TaskManager may take to register. A fresh one starts in ~5 s on an idle lab, but took
-     * 25-47 s while the drill loaded both cores (JVM start, the S3 file system, the RPC system), and
+     * 25-53 s while the drill loaded both cores (JVM start, the S3 file system, the RPC system), and
      * more than 60 s with the cluster on TLS.
      */
     static final Duration REGISTRATION_TIMEOUT = Duration.ofMinutes(2);
@@ -359,10 +359,7 @@ final class LabDrill {
                 Processes.sleep(Duration.ofMillis(500));
             }
         }
-        double waited = (System.nanoTime() - start) / 1e9;
-        if (waited >= 2) {
-            say(String.format(Locale.ROOT, "  waited %.1f s for every TaskManager to register", waited));
-        }
+        sayLongWait(start, "every TaskManager to register");
     }
 
     /** One admin client for the whole wait: a new one per poll was a connection storm on the brokers being waited for. */
@@ -737,7 +734,7 @@ final class LabDrill {
         out.flush();
     }
 
-    /** Waits for {@code condition}; a wait of seconds is said, so a slow drill shows where its time went. */
+    /** Waits for {@code condition}. */
     private void awaitCondition(String what, Duration timeout, BooleanSupplier condition) {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
@@ -747,7 +744,12 @@ final class LabDrill {
             }
             Processes.sleep(Duration.ofMillis(100));
         }
-        double waited = (System.nanoTime() - start) / 1e9;
+        sayLongWait(start, what);
+    }
+
+    /** A wait of seconds is said, so a slow drill shows where its time went. */
+    private void sayLongWait(long startNanos, String what) {
+        double waited = (System.nanoTime() - startNanos) / 1e9;
         if (waited >= 2) {
             say(String.format(Locale.ROOT, "  waited %.1f s for %s", waited, what));
         }
