@@ -217,7 +217,7 @@ final class FlinkCluster {
     void status() {
         for (Topology.Host host : jobManagerHosts()) {
             OptionalLong jm = processes(host).running(JOBMANAGER);
-            String url = (new FlinkTls(settings.run()).enabled() ? "https://" : "http://") + KfpSettings.address(host) + ":" + settings.restPort();
+            String url = settings.restUrl(host);
             out.println(jm.isPresent()
                     ? "jobmanager" + on(host) + ": running (pid " + jm.getAsLong() + "), Web UI " + url
                     : "jobmanager" + on(host) + ": stopped");

@@ -296,8 +296,12 @@ public final class Kfp implements Callable<Integer> {
             throw new KfpException("sink-job writes no Kafka transactions (it prints what it reads): use ingest or relay.");
         }
         Path file = config == null ? deployed.defaultConfig(settings()) : Path.of(settings().absolute(config));
-        // The connector names its ids PREFIX-SUBTASK-N: the dash keeps another job's longer prefix out.
-        return SinkOptions.transactionalIdPrefix(deployed.settings(file, environment)) + "-";
+        return transactionalIds(deployed.settings(file, environment));
+    }
+
+    /** What every transactional id of a job with {@code config} starts with: the connector names them PREFIX-SUBTASK-N, and the dash keeps another job's longer prefix out. */
+    private static String transactionalIds(org.apache.flink.configuration.Configuration config) {
+        return SinkOptions.transactionalIdPrefix(config) + "-";
     }
 
     /** Each writing job running on the cluster (by the name its config gives it) and its transactional id prefix; none when no JobManager answers. */
@@ -317,7 +321,7 @@ public final class Kfp implements Callable<Integer> {
                 org.apache.flink.configuration.Configuration config = deployed.settings(file, environment);
                 String jobName = config.get(io.kfp.common.config.JobOptions.NAME);
                 if (!FlinkRest.notEnded(jobs, jobName).isEmpty()) {
-                    running.put(jobName, SinkOptions.transactionalIdPrefix(config) + "-");
+                    running.put(jobName, transactionalIds(config));
                 }
             }
         }
@@ -501,16 +505,26 @@ public final class Kfp implements Callable<Integer> {
                 "An open one holds back the last stable offset of every partition it wrote to: read_committed readers (the next"
                         + " job, the sink) see nothing newer there until it ends - by its producer, at its timeout, or by 'abort'."})
     static final class TransactionsCommand {
+        /** What both subcommands aim at: a job's prefix, from its config, or one given as it is. */
+        static final class Target {
+            @Parameters(arity = "0..1", paramLabel = "JOB", description = "ingest or relay: the prefix it runs with from its config")
+            String job;
+
+            @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml")
+            String config;
+
+            @Option(names = "--prefix", paramLabel = "PREFIX", description = "any transactional id prefix instead of a job's")
+            String prefix;
+        }
+
         @ParentCommand Kfp kfp;
 
         @Command(name = "list", mixinStandardHelpOptions = true,
                 description = {"List the open transactions (--all: in every state).",
                     "Each with its state, age, producer id and epoch, and the partitions whose last stable offset it holds back."})
-        void list(@Parameters(arity = "0..1", paramLabel = "JOB", description = "ingest or relay: the prefix it runs with from its config") String job,
-                @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml") String config,
-                @Option(names = "--prefix", paramLabel = "PREFIX", description = "any transactional id prefix instead of a job's") String prefix,
+        void list(@Mixin Target target,
                 @Option(names = "--all", description = "also the ended ones (CompleteCommit, CompleteAbort, Empty, ...)") boolean all) {
-            String of = kfp.transactionalIdPrefix(job, config, prefix);
+            String of = kfp.transactionalIdPrefix(target.job, target.config, target.prefix);
             kfp.requireLabNetwork();
             try (Admin admin = Topics.admin(kfp.settings())) {
                 KafkaTransactions transactions = new KafkaTransactions(admin, kfp.out);
@@ -523,12 +537,10 @@ public final class Kfp implements Callable<Integer> {
                     "Fences their transactional ids (Admin.fenceProducers): the broker aborts what is open and refuses a producer"
                             + " still using an id from then on. Refused while a job running on the cluster writes with that prefix"
                             + " (its checkpoint would fail and it would restart), unless --force."})
-        void abort(@Parameters(arity = "0..1", paramLabel = "JOB", description = "ingest or relay: the prefix it runs with from its config") String job,
-                @Option(names = "--config", paramLabel = "FILE", description = "the job's config file instead of deploy/conf/jobs/JOB.yaml") String config,
-                @Option(names = "--prefix", paramLabel = "PREFIX", description = "any transactional id prefix instead of a job's") String prefix,
+        void abort(@Mixin Target target,
                 @Option(names = "--older-than", paramLabel = "DURATION", description = "only transactions open at least this long, e.g. '15 min' (default: every open one)") String olderThan,
                 @Option(names = "--force", description = "abort even while a running job of the cluster writes with the prefix") boolean force) {
-            String of = kfp.transactionalIdPrefix(job, config, prefix);
+            String of = kfp.transactionalIdPrefix(target.job, target.config, target.prefix);
             Duration minimumAge = Duration.ZERO;
             if (olderThan != null) {
                 try {

@@ -128,10 +128,14 @@ record KfpSettings(
         return run.resolve("flink-conf");
     }
 
+    /** The REST API of the (first) JobManager. */
     String restUrl() {
-        // With kfp cluster start --tls the REST API is https with client certificates (conf/flink/tls.yaml).
-        return (new FlinkTls(run).enabled() ? "https://" : "http://")
-                + (topology == null ? "127.0.0.1" : topology.with(Topology.Role.JOBMANAGER).get(0).address()) + ":" + restPort;
+        return restUrl(topology == null ? null : topology.with(Topology.Role.JOBMANAGER).get(0));
+    }
+
+    /** The REST API of the JobManager on {@code host} (null: the one host): https with client certificates after kfp cluster start --tls (conf/flink/tls.yaml). */
+    String restUrl(Topology.Host host) {
+        return (new FlinkTls(run).enabled() ? "https://" : "http://") + address(host) + ":" + restPort;
     }
 
     /** Where a host of the topology keeps its PID files, logs and data; the one host keeps them in the run directory itself. */

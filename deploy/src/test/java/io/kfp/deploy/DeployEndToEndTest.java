@@ -97,14 +97,14 @@ class DeployEndToEndTest {
             quiet.send(new ProducerRecord<>(topic, "held back".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
             assertThat(lastStableOffset(partition)).as("the last stable offset while the transaction is open").isZero();
 
-            String listed = kfp(List.of("transactions", "list", "--prefix", topic));
+            String listed = host.kfp("transactions", "list", "--prefix", topic);
             assertThat(listed).contains(topic + "-0", "Ongoing", partition.toString());
-            String aborted = kfp(List.of("transactions", "abort", "--prefix", topic));
+            String aborted = host.kfp("transactions", "abort", "--prefix", topic);
             assertThat(aborted).contains("aborted " + topic + "-0", partition + " no longer held back");
             // The abort marker follows the record: the last stable offset passes both.
             Conditions.await("the partition readable with read_committed again", Duration.ofSeconds(30), () -> lastStableOffset(partition) == 2);
-            assertThat(kfp(List.of("transactions", "list", "--prefix", topic))).contains("no open transaction of prefix " + topic);
-            assertThat(kfp(List.of("transactions", "abort", "--prefix", topic))).contains("nothing to abort");
+            assertThat(host.kfp("transactions", "list", "--prefix", topic)).contains("no open transaction of prefix " + topic);
+            assertThat(host.kfp("transactions", "abort", "--prefix", topic)).contains("nothing to abort");
             org.assertj.core.api.Assertions.assertThatThrownBy(quiet::commitTransaction).as("the fenced producer's commit")
                     .isInstanceOf(org.apache.kafka.common.errors.ProducerFencedException.class);
         }
@@ -118,11 +118,6 @@ class DeployEndToEndTest {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** All of kfp's output (not only its last line). */
-    private static String kfp(List<String> args) throws Exception {
-        return host.kfp(args.toArray(String[]::new));
     }
 
     @AfterAll
