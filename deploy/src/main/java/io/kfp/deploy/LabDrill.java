@@ -121,11 +121,14 @@ final class LabDrill {
         }
     }
 
+    /** What the observer saw while the faults happened, and what kfp verify finds in the topics afterwards ({@code copy}). */
     record Verdict(long produced, long distinct, long duplicates, long missing, long misordered, long strangers,
-            long ongoingTransactions, long lsoBehindHighWatermark, long failedJobs, List<Recovery> recoveries) {
+            long ongoingTransactions, long lsoBehindHighWatermark, long failedJobs, io.kfp.common.verify.Verdict copy,
+            List<Recovery> recoveries) {
         boolean clean() {
             return distinct == produced && duplicates == 0 && missing == 0 && misordered == 0 && strangers == 0
-                    && ongoingTransactions == 0 && lsoBehindHighWatermark == 0 && failedJobs == 0;
+                    && ongoingTransactions == 0 && lsoBehindHighWatermark == 0 && failedJobs == 0 && copy.clean()
+                    && copy.matched() == produced;
         }
     }
 
@@ -655,8 +658,12 @@ final class LabDrill {
             distinct = observer.seen.cardinality();
             missing = total - observer.seen.get(0, (int) total).cardinality();
         }
+        // The observer checks sequence numbers as they come; kfp verify then checks every byte of every record.
+        io.kfp.common.verify.Verdict copy = new io.kfp.common.verify.RelayVerifier(settings.kafkaClient(), settings.run().resolve("verify"),
+                io.kfp.common.verify.RelayVerifier.DEFAULT_BUCKET_ENTRIES, 3, null)
+                .verify(input, io.kfp.common.verify.RelayVerifier.Range.whole(), output, io.kfp.common.verify.RelayVerifier.Range.whole());
         return new Verdict(total, distinct, observer.duplicates, missing, observer.misordered, observer.strangers, ongoing, lsoLag,
-                failed, recoveries);
+                failed, copy, recoveries);
     }
 
     private void report(Verdict v) {
@@ -672,10 +679,13 @@ final class LabDrill {
                         + " watermark; %d FAILED jobs%n",
                 v.clean() ? "EXACTLY ONCE" : "NOT CLEAN", v.produced(), v.distinct(), v.duplicates(), v.missing(), v.misordered(),
                 v.strangers(), v.ongoingTransactions(), prefix(), v.lsoBehindHighWatermark(), v.failedJobs());
+        out.println("kfp verify --from " + input + " --to " + output + ":");
+        v.copy().print(out);
         // One line for programs (the fault-matrix test): key=value pairs.
         out.println("drill-result produced=" + v.produced() + " distinct=" + v.distinct() + " duplicates=" + v.duplicates()
                 + " missing=" + v.missing() + " misordered=" + v.misordered() + " strangers=" + v.strangers()
                 + " ongoing=" + v.ongoingTransactions() + " lsoLag=" + v.lsoBehindHighWatermark() + " failedJobs=" + v.failedJobs()
+                + " verified=" + v.copy().matched() + " verifyClean=" + v.copy().clean()
                 + " recoveries=" + v.recoveries().stream().map(r -> r.fault().label() + ":" + String.format(Locale.ROOT, "%.1f", r.seconds()))
                         .collect(Collectors.joining(",")));
         out.flush();

@@ -209,6 +209,10 @@ class DeployEndToEndTest {
             assertThat(duplicates).as("duplicates").isZero();
             assertThat(gaps).as("gaps").isZero();
             assertThat(committed).hasSize(LINES + total);
+            // kfp verify says the same, byte for byte, with the relay still running.
+            Commands.Result verified = host.tryKfp("verify", "--from", "lines", "--to", "relayed");
+            assertThat(verified.exit()).as(verified.output()).isZero();
+            assertThat(verified.output()).contains("exactly once " + (LINES + total) + " ", "clean: every input record");
 
             // 4. The secret given to the sink is nowhere the cluster or kfp prints, logs or serves.
             assertSecretNowhere();

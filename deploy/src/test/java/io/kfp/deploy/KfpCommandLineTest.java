@@ -43,7 +43,7 @@ class KfpCommandLineTest {
         Result help = kfp(Map.of("KFP_KAFKA_PORT", "19092"), "help");
         assertThat(help.exit()).isZero();
         for (String command : List.of("build", "kafka", "cluster", "taskmanager", "topics", "submit", "acls", "stop", "resume",
-                "cancel", "status", "logs")) {
+                "cancel", "status", "logs", "transactions", "verify")) {
             assertThat(help.out()).containsPattern("(?m)^  " + command + " ");
         }
         assertThat(help.out()).contains("127.0.0.1:19092").contains("KFP_RUN_DIR").contains("FLINK_HOME");
@@ -116,6 +116,24 @@ class KfpCommandLineTest {
         Result age = kfp("transactions", "abort", "relay", "--older-than", "soon");
         assertThat(age.exit()).isEqualTo(2);
         assertThat(age.err()).contains("--older-than 'soon' is not a duration");
+    }
+
+    @Test
+    void verifyNamesTheBadTopicRangeOrTimeBeforeItReadsAnything() {
+        Result same = kfp("verify", "--from", "lines", "--to", "lines");
+        assertThat(same.exit()).isEqualTo(2);
+        assertThat(same.err()).contains("--from and --to are both lines");
+        Result range = kfp("verify", "--from", "lines", "--to", "relayed", "--to-offsets", "0:9-3");
+        assertThat(range.exit()).isEqualTo(2);
+        assertThat(range.err()).isEqualTo("kfp: --to-offsets '0:9-3' ends before it starts." + System.lineSeparator());
+        Result time = kfp("verify", "--from", "lines", "--to", "relayed", "--since", "yesterday");
+        assertThat(time.exit()).isEqualTo(2);
+        assertThat(time.err()).contains("--since 'yesterday' is neither an instant (2026-12-02T04:00:00Z) nor how long ago ('30 min')");
+        Result missing = kfp("verify", "--from", "lines");
+        assertThat(missing.exit()).isEqualTo(2);
+        assertThat(missing.err()).contains("Missing required option: '--to=TOPIC'");
+        assertThat(Kfp.Verify.instant("--since", "2026-12-02T04:00:00Z", 0)).isEqualTo(1_796_184_000_000L);
+        assertThat(Kfp.Verify.instant("--since", "30 min", 1_800_000)).isZero();
     }
 
     @Test

@@ -111,6 +111,8 @@ class LabFaultMatrixTest {
         assertThat(Long.parseLong(result.get("ongoing"))).as("open transactions of the relay once stopped").isZero();
         assertThat(Long.parseLong(result.get("lsoLag"))).as("records between last stable offset and high watermark").isZero();
         assertThat(Long.parseLong(result.get("failedJobs"))).as("FAILED jobs").isZero();
+        assertThat(result.get("verifyClean")).as("kfp verify: input and output alike, byte for byte").isEqualTo("true");
+        assertThat(Long.parseLong(result.get("verified"))).as("records kfp verify found exactly once").isEqualTo(produced);
         List<String> faults = Arrays.stream(result.get("recoveries").split(",")).map(r -> r.substring(0, r.indexOf(':'))).toList();
         assertThat(faults).as("every fault of the matrix injected and recovered from").containsExactlyElementsOf(LabDrill.labels());
         assertThat(drill.exit()).as("the drill's exit code").isZero();

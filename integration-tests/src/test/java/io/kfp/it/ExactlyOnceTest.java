@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
+import io.kfp.common.verify.RelayVerifier;
+import io.kfp.common.verify.Verdict;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -80,6 +83,9 @@ class ExactlyOnceTest {
         assertThat(audit.gaps).as("gaps").isZero();
         assertThat(audit.distinct).isEqualTo(RECORDS);
         assertThat(audit.keysOutOfOrder).as("keys whose records are out of order").isEmpty();
+        Verdict verdict = verify(run);
+        assertThat(verdict.clean()).as("kfp verify's verdict, byte for byte: %s", verdict).isTrue();
+        assertThat(verdict.matched()).isEqualTo(RECORDS);
         assertThat(aborted).as("aborted records: the failures must hit open transactions").isPositive();
         run.assertNoOpenTransactionsOrProducerThreads();
     }
@@ -130,6 +136,17 @@ class ExactlyOnceTest {
         assertThat(run.plan.failuresInjected()).isEqualTo(2);
         assertThat(audit.gaps).as("missing records").isZero();
         assertThat(audit.distinct).isEqualTo(RECORDS);
+        Verdict verdict = verify(run);
+        assertThat(verdict.count(Verdict.Kind.MISSING) + verdict.count(Verdict.Kind.ALTERED) + verdict.count(Verdict.Kind.UNEXPECTED))
+                .as("records lost, altered or made up (only duplicates are allowed): %s", verdict).isZero();
+    }
+
+    /** The verifier behind kfp verify, over the whole input and output. */
+    static Verdict verify(Run run) {
+        Properties client = new Properties();
+        client.setProperty("bootstrap.servers", bootstrap());
+        return new RelayVerifier(client, Path.of("target", "verify-" + run.name), RelayVerifier.DEFAULT_BUCKET_ENTRIES, 5, null)
+                .verify(run.input, RelayVerifier.Range.whole(), run.output, RelayVerifier.Range.whole());
     }
 
     static long sumOfCounts(List<ConsumerRecord<byte[], byte[]>> windowCounts) {
