@@ -3,10 +3,14 @@ package io.kfp.deploy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
@@ -14,6 +18,17 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.rest.messages.ConversionException;
+import org.apache.flink.runtime.rest.messages.EmptyRequestBody;
+import org.apache.flink.runtime.rest.messages.JobIDPathParameter;
+import org.apache.flink.runtime.rest.messages.JobVertexIdPathParameter;
+import org.apache.flink.runtime.rest.messages.MessageParameter;
+import org.apache.flink.runtime.rest.messages.MessageParameters;
+import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
+import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedMetric;
+import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetricsHeaders;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
 import org.apache.flink.util.ExceptionUtils;
 
 /**
@@ -137,6 +152,65 @@ final class FlinkRest implements AutoCloseable {
         } catch (RuntimeException e) {
             return "(none elected yet: " + e.getMessage() + ")";
         }
+    }
+
+    /** What the JobManager knows of a job: state, start, vertices. */
+    JobDetailsInfo details(JobID job) {
+        return call(client.getJobDetails(job), CALL_TIMEOUT, "describe job " + job);
+    }
+
+    /** The job-level metrics of that name (numRestarts, lastCheckpointDuration, ...) the job has, by name. */
+    Map<String, String> jobMetrics(JobID job, List<String> names) {
+        JobMetricsMessageParameters params = resolve(JobMetricsHeaders.getInstance().getUnresolvedMessageParameters(),
+                Map.of(JobIDPathParameter.KEY, job.toString(), "get", String.join(",", names)));
+        Map<String, String> values = new LinkedHashMap<>();
+        call(client.sendRequest(JobMetricsHeaders.getInstance(), params, EmptyRequestBody.getInstance()), CALL_TIMEOUT,
+                "read the metrics of job " + job).getMetrics().forEach(m -> values.put(m.getId(), m.getValue()));
+        return values;
+    }
+
+    /**
+     * Each metric of the job's tasks whose id {@code which} accepts (operator metrics are named
+     * {@code OPERATOR.METRIC}), summed over the subtasks of its vertex and then over the vertices.
+     */
+    Map<String, Double> taskMetricSums(JobID job, Predicate<String> which) {
+        Map<String, Double> sums = new TreeMap<>();
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : details(job).getJobVertexInfos()) {
+            Map<String, String> path = Map.of(JobIDPathParameter.KEY, job.toString(), JobVertexIdPathParameter.KEY, vertex.getJobVertexID().toString());
+            AggregatedSubtaskMetricsHeaders headers = AggregatedSubtaskMetricsHeaders.getInstance();
+            List<String> ids = call(client.sendRequest(headers, resolve(headers.getUnresolvedMessageParameters(), path), EmptyRequestBody.getInstance()),
+                    CALL_TIMEOUT, "list the metrics of job " + job).getMetrics().stream().map(AggregatedMetric::getId).filter(which).toList();
+            if (ids.isEmpty()) {
+                continue;
+            }
+            Map<String, String> query = new java.util.HashMap<>(path);
+            query.put("get", String.join(",", ids));
+            query.put("agg", "sum");
+            for (AggregatedMetric m : call(client.sendRequest(headers, resolve(headers.getUnresolvedMessageParameters(), query),
+                    EmptyRequestBody.getInstance()), CALL_TIMEOUT, "read the metrics of job " + job).getMetrics()) {
+                if (m.getSum() != null) {
+                    sums.merge(m.getId(), m.getSum(), Double::sum);
+                }
+            }
+        }
+        return sums;
+    }
+
+    /** Fills in Flink's typed REST parameters by their keys (jobid, vertexid, get, agg). */
+    private static <P extends MessageParameters> P resolve(P params, Map<String, String> values) {
+        List<MessageParameter<?>> all = new java.util.ArrayList<>(params.getPathParameters());
+        all.addAll(params.getQueryParameters());
+        for (MessageParameter<?> parameter : all) {
+            String value = values.get(parameter.getKey());
+            if (value != null) {
+                try {
+                    parameter.resolveFromString(value);
+                } catch (ConversionException e) {
+                    throw new IllegalArgumentException("REST parameter " + parameter.getKey() + "=" + value + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        return params;
     }
 
     private <T> T call(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {

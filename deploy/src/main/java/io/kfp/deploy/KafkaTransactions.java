@@ -9,9 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -58,12 +55,12 @@ final class KafkaTransactions {
         if (!all) {
             options.filterStates(OPEN);
         }
-        List<String> ids = get(admin.listTransactions(options).all(), "list the transactions").stream()
+        List<String> ids = Topics.await(admin.listTransactions(options).all(), "list the transactions").stream()
                 .map(TransactionListing::transactionalId).filter(id -> id.startsWith(prefix)).sorted().toList();
         if (ids.isEmpty()) {
             return List.of();
         }
-        Map<String, TransactionDescription> described = get(admin.describeTransactions(ids).all(), "describe the transactions");
+        Map<String, TransactionDescription> described = Topics.await(admin.describeTransactions(ids).all(), "describe the transactions");
         List<Transaction> transactions = new ArrayList<>();
         for (String id : ids) {
             TransactionDescription d = described.get(id);
@@ -109,27 +106,13 @@ final class KafkaTransactions {
             return List.of();
         }
         List<String> ids = targets.stream().map(Transaction::transactionalId).toList();
-        get(admin.fenceProducers(ids).all(), "fence the transactional ids " + ids);
+        Topics.await(admin.fenceProducers(ids).all(), "fence the transactional ids " + ids);
         for (Transaction t : targets) {
             out.println("aborted " + t.transactionalId() + " (producer id " + t.producerId() + ", epoch " + t.producerEpoch()
                     + " fenced): " + (t.partitions().isEmpty() ? "it had written nothing"
                             : t.partitions().stream().map(TopicPartition::toString).collect(Collectors.joining(", ")) + " no longer held back"));
         }
         return ids;
-    }
-
-    private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
-        try {
-            return future.get(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KfpException("interrupted while waiting to " + what, KfpException.FAILED, e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new KfpException("Kafka refused to " + what + ": " + cause, KfpException.FAILED, cause);
-        } catch (TimeoutException e) {
-            throw new KfpException("Kafka did not answer within 60 s when asked to " + what, KfpException.FAILED, e);
-        }
     }
 
     /** Which of the {@code running} jobs (job name -> transactional id prefix) may own transactions of {@code prefix}. */

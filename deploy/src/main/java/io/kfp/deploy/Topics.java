@@ -30,9 +30,35 @@ final class Topics {
 
     /** The Admin client kfp uses for everything it asks Kafka (as its admin user on the secure broker): calls give up after 30 s. */
     static Admin admin(KfpSettings settings) {
+        return admin(settings, java.time.Duration.ofSeconds(30));
+    }
+
+    /** The same client, its calls giving up after {@code timeout}. */
+    static Admin admin(KfpSettings settings, java.time.Duration timeout) {
         Properties props = settings.kafkaClient();
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeout.toMillis()));
+        props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(Math.min(timeout.toMillis(), 30_000)));
         return Admin.create(props);
+    }
+
+    /** The answer to an Admin call, or a KfpException that says what kfp asked Kafka to do and why it did not. */
+    static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+        try {
+            return future.get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted while waiting to " + what, KfpException.FAILED, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw new KfpException("Kafka did not answer when asked to " + what + " (" + cause.getMessage() + ")", KfpException.FAILED, cause);
+            }
+            throw new KfpException("Kafka refused to " + what + ": " + cause
+                    + (cause instanceof UnknownTopicOrPartitionException ? " (kfp topics create makes the jobs' topics)" : ""),
+                    KfpException.FAILED, cause);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new KfpException("Kafka did not answer within 60 s when asked to " + what, KfpException.FAILED, e);
+        }
     }
 
     /** Creates each missing topic, then waits until every partition has a leader. */

@@ -179,11 +179,17 @@ class DeployEndToEndTest {
             // 3. Stop the relay with a savepoint, resume it, produce more.
             String savepoint = kfp("stop", "relay", "--savepoint", host.run.resolve("savepoints").toString()).trim();
             long savepointBytes = size(Path.of(savepoint.replaceFirst("^file:", "")));
+            int total = produced.get() + 10_000;
+            produceRange(produced.get(), total);
+            // The relay stopped: kfp status shows its lag growing with what arrives, in records.
+            String stopped = host.kfp("status", "relay");
+            assertThat(stopped).contains("relay-job: not running - FINISHED");
+            long expected = recordsAfterCommittedOffsets("lines", "kfp.relay-job.default");
+            assertThat(expected).as("records produced while the relay is stopped").isGreaterThanOrEqualTo(10_000);
+            assertThat(totalLag(stopped)).as(stopped).isEqualTo(expected);
             List<String> resume = new ArrayList<>(List.of("resume", "relay", "--from", savepoint));
             resume.addAll(overrides);
             kfp(resume.toArray(String[]::new));
-            int total = produced.get() + 10_000;
-            produceRange(produced.get(), total);
 
             Conditions.await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
             // The relay runs: kfp refuses to abort its transactions (its checkpoint would fail and it would restart).
@@ -209,6 +215,13 @@ class DeployEndToEndTest {
             assertThat(duplicates).as("duplicates").isZero();
             assertThat(gaps).as("gaps").isZero();
             assertThat(committed).hasSize(LINES + total);
+            // The sink has read everything: on relayed, the relay's transaction markers keep each
+            // committed offset below the last stable offset, and kfp status counts no lag for them.
+            Conditions.await("kfp status sink: no lag", Duration.ofMinutes(1), () -> totalLag(kfpStatus("sink")) == 0);
+            String watched = host.kfp("status", "sink", "--watch", "--screens", "2", "--interval", "1 s");
+            assertThat(watched.split("kfp status - ", -1)).as("two screens\n" + watched).hasSize(3);
+            assertThat(watched).as("no control codes in a pipe").doesNotContain("\033").contains("  lag         0 records");
+            assertThat(markerGaps(watched)).as("partitions whose committed offset is below the last stable offset\n" + watched).isPositive();
             // kfp verify says the same, byte for byte, with the relay still running.
             Commands.Result verified = host.tryKfp("verify", "--from", "lines", "--to", "relayed");
             assertThat(verified.exit()).as(verified.output()).isZero();
@@ -328,6 +341,62 @@ class DeployEndToEndTest {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    static String kfpStatus(String job) {
+        try {
+            return host.kfp("status", job);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The total of kfp status's lag line ("lag  N records behind ..."); fails on an approximate (~N) one. */
+    static long totalLag(String status) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("  lag +(~?)(\\d+) records behind").matcher(status);
+        assertThat(m.find()).as("a lag line in\n" + status).isTrue();
+        assertThat(m.group(1)).as("an exact lag\n" + status).isEmpty();
+        return Long.parseLong(m.group(2));
+    }
+
+    /** How many rows of kfp status's lag table show a committed offset other than the last stable one. */
+    static long markerGaps(String status) {
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^    \\S+-\\d+ +(\\d+) +(\\d+) +0 ").matcher(status);
+        long gaps = 0;
+        while (row.find()) {
+            gaps += row.group(1).equals(row.group(2)) ? 0 : 1;
+        }
+        return gaps;
+    }
+
+    /** Independently of kfp: the read_committed records of {@code topic} at or after {@code group}'s committed offsets. */
+    static long recordsAfterCommittedOffsets(String topic, String group) throws Exception {
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed;
+        try (Admin admin = admin()) {
+            committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        }
+        Properties props = host.client();
+        props.setProperty("isolation.level", "read_committed");
+        long records = 0;
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                assertThat(System.nanoTime()).as("read " + topic + " to its end within 60 s").isLessThan(deadline);
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    var c = committed.get(new TopicPartition(r.topic(), r.partition()));
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition())) && (c == null || r.offset() >= c.offset())) {
+                        records++;
+                    }
+                }
+            }
+        }
+        return records;
     }
 
     private static long relayedSequenceNumbers() {
