@@ -174,6 +174,7 @@ final class FlinkCluster {
         for (Topology.Host host : jobManagerHosts()) {
             startJobManager(host);
         }
+        out.println("waiting for " + (jobManagerHosts().size() == 1 ? "the JobManager" : "the JobManagers") + " to answer ...");
         for (Topology.Host host : jobManagerHosts()) {
             processes(host).awaitPort(KfpSettings.address(host), settings.restPort(), "the JobManager" + on(host), JOBMANAGER,
                     log(host, JOBMANAGER, ".out"), Duration.ofSeconds(90));
@@ -183,13 +184,19 @@ final class FlinkCluster {
         }
         try (FlinkRest rest = FlinkRest.connect(client)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (rest.taskManagers() < initialTaskManagers()) {
+            Progress registering = new Progress(out, Progress.onTerminal(), "TaskManagers registered", initialTaskManagers());
+            int registered;
+            while ((registered = rest.taskManagers()) < initialTaskManagers()) {
+                registering.update(registered);
                 if (System.nanoTime() > deadline) {
+                    registering.done();
                     throw new KfpException("TaskManagers did not register within 60 s; see " + settings.run()
                             + (topology() == null ? "/log" : "/hosts/*/log") + "/taskmanager-*.out, then 'kfp cluster stop'.");
                 }
                 Processes.sleep(Duration.ofMillis(500));
             }
+            registering.update(registered);
+            registering.done();
         }
         out.println("Flink ready: " + initialTaskManagers() + " TaskManagers; Web UI " + settings.restUrl());
     }

@@ -1,6 +1,7 @@
 package io.kfp.deploy;
 
 import io.kfp.common.config.JobOptions;
+import io.kfp.common.kafka.ConsumerLag;
 import io.kfp.common.kafka.SourceOptions;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -24,7 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * {@code kfp status}'s view of one job: its state on the cluster, its last checkpoint, its rates,
- * the true lag of its consumer group on each input partition ({@link InputLag}) and its open
+ * the true lag of its consumer group on each input partition ({@link ConsumerLag}) and its open
  * Kafka transactions ({@link KafkaTransactions}). Gathered from the Flink REST API and Kafka's
  * Admin API; printed as a few lines and a table, the same on a terminal and in a pipe.
  */
@@ -39,7 +40,7 @@ final class JobStatusReport {
      * One job: {@code cluster} null when no job of its name is known to the cluster, {@code lag}
      * null for a job without a Kafka input, {@code transactions} null for one that writes none.
      */
-    record View(long atMs, String job, String jobName, boolean clusterAnswers, OnCluster cluster, String group, List<InputLag.Partition> lag, String prefix,
+    record View(long atMs, String job, String jobName, boolean clusterAnswers, OnCluster cluster, String group, List<ConsumerLag.Partition> lag, String prefix,
             List<KafkaTransactions.Transaction> transactions, String kafkaProblem) {}
 
     /** How long each Kafka call of a screen may take. */
@@ -65,7 +66,7 @@ final class JobStatusReport {
             }
         }
         String group = null;
-        List<InputLag.Partition> lag = null;
+        List<ConsumerLag.Partition> lag = null;
         String prefix = null;
         List<KafkaTransactions.Transaction> transactions = null;
         if (admin != null) {
@@ -73,7 +74,7 @@ final class JobStatusReport {
                 List<String> topics = SourceOptions.topics(config);
                 if (!job.name().equals("ingest") && !topics.isEmpty()) {
                     group = SourceOptions.groupId(config);
-                    lag = InputLag.of(admin, client, group, topics);
+                    lag = ConsumerLag.of(admin, client, group, topics);
                 }
                 if (!job.name().equals("sink")) {
                     prefix = Kfp.transactionalIds(config);
@@ -82,6 +83,9 @@ final class JobStatusReport {
             } catch (KfpException e) {
                 // A topic not created yet: the rest of the screen still helps.
                 kafkaProblem = e.getMessage();
+            } catch (ConsumerLag.KafkaCallException e) {
+                kafkaProblem = e.getMessage()
+                        + (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException ? " (kfp topics create makes the jobs' topics)" : "");
             }
         }
         return new View(System.currentTimeMillis(), job.name(), jobName, rest != null, cluster, group, lag, prefix, transactions,
@@ -191,13 +195,13 @@ final class JobStatusReport {
             out.printf(Locale.ROOT, "  kafka       %s%n", v.kafkaProblem());
         }
         if (v.lag() != null) {
-            long total = v.lag().stream().mapToLong(InputLag.Partition::lag).sum();
-            boolean exact = v.lag().stream().allMatch(InputLag.Partition::exact);
+            long total = v.lag().stream().mapToLong(ConsumerLag.Partition::lag).sum();
+            boolean exact = v.lag().stream().allMatch(ConsumerLag.Partition::exact);
             out.printf(Locale.ROOT, "  lag         %s%d records behind what read_committed readers see, group %s%n", exact ? "" : "~", total, v.group());
             int width = Math.max("PARTITION".length(), v.lag().stream().mapToInt(p -> p.partition().toString().length()).max().orElse(0));
             String row = "    %-" + width + "s  %12s  %12s  %10s  %s%n";
             out.printf(Locale.ROOT, row, "PARTITION", "COMMITTED", "LAST STABLE", "LAG", "HELD BACK BY AN OPEN TRANSACTION");
-            for (InputLag.Partition p : v.lag()) {
+            for (ConsumerLag.Partition p : v.lag()) {
                 out.printf(Locale.ROOT, row, p.partition(), p.committed() < 0 ? "none" : String.valueOf(p.committed()), p.stable(),
                         (p.exact() ? "" : "~") + p.lag(), p.heldBack() == 0 ? "-" : p.heldBack() + " offsets");
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import io.kfp.common.kafka.ConsumerLag;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.api.common.JobID;
@@ -23,10 +24,10 @@ class JobStatusReportTest {
     void aRunningRelayWithItsCheckpointRatesLagAndAnOpenTransaction() {
         JobStatusReport.OnCluster running = new JobStatusReport.OnCluster(ID, JobStatus.RUNNING, NOW - 318_000, -1, 1, 62, NOW - 6_000, 26,
                 1832, 62, 1, 1581.4, 1580.6, 500_000, 499_000);
-        List<InputLag.Partition> lag = List.of(
-                new InputLag.Partition(new TopicPartition("lines", 0), 250_379, 250_380, 250_380, 0, true),
-                new InputLag.Partition(new TopicPartition("lines", 1), 240_000, 300_000, 300_219, 59_990, false),
-                new InputLag.Partition(new TopicPartition("lines", 2), -1, 12, 12, 12, true));
+        List<ConsumerLag.Partition> lag = List.of(
+                new ConsumerLag.Partition(new TopicPartition("lines", 0), 250_379, 250_380, 250_380, 0, true),
+                new ConsumerLag.Partition(new TopicPartition("lines", 1), 240_000, 300_000, 300_219, 59_990, false),
+                new ConsumerLag.Partition(new TopicPartition("lines", 2), -1, 12, 12, 12, true));
         KafkaTransactions.Transaction open = new KafkaTransactions.Transaction("kfp.relay-job.default-0-69", TransactionState.ONGOING,
                 7, 3, 1, NOW - 4_000, Set.of(new TopicPartition("relayed", 0)));
         String printed = print(new JobStatusReport.View(NOW, "relay", "relay-job", true, running, "kfp.relay-job.default", lag,

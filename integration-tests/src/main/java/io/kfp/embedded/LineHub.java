@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LineHub implements AutoCloseable {
 
+    private final java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+
     static final int MAX_WAITING = 100_000;
     static final int MAX_LINE_BYTES = 1024 * 1024;
     private static final int READER_QUEUE = 10_000;
@@ -85,8 +87,14 @@ public final class LineHub implements AutoCloseable {
         daemon(name, () -> pump(in));
     }
 
+    /** How many lines were published (typed, or sent through the publish port) so far. */
+    public long published() {
+        return published.get();
+    }
+
     /** Sends one line (without its newline) to the ingest readers, or keeps it for the next one. */
     public void publish(byte[] line) throws InterruptedException {
+        published.incrementAndGet();
         byte[] bytes = new byte[line.length + 1];
         System.arraycopy(line, 0, bytes, 0, line.length);
         bytes[line.length] = '\n';

@@ -5,7 +5,10 @@ import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.DidYouMean;
 import io.kfp.common.config.InvalidConfigurationException;
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.entry.JobSpec;
+import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.SourceOptions;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
@@ -19,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.FileUtils;
 import org.apache.logging.log4j.LogManager;
 
@@ -57,6 +61,12 @@ public final class LocalPipeline {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        return run(args, out, err, System.console() != null);
+    }
+
+    static int run(String[] args, PrintStream stdout, PrintStream stderr, boolean terminal) throws Exception {
+        PrintStream out = stdout;
+        PrintStream err = stderr;
         LauncherArgs launcher;
         try {
             launcher = LauncherArgs.parse(args);
@@ -70,15 +80,28 @@ public final class LocalPipeline {
             return 0;
         }
 
+        // On a terminal, a status line stays below what the sink prints; in a pipe there is none.
+        StatusLine status = null;
+        if (terminal) {
+            status = new StatusLine(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+            System.setOut(new PrintStream(status, true, java.nio.charset.StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(status.beside(new java.io.FileOutputStream(java.io.FileDescriptor.err)), true,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            out = System.out;
+            err = System.err;
+        }
+        final PrintStream hookOut = out;
+        final PrintStream hookErr = err;
+
         // A fresh directory of our own inside --work-dir: the only thing deleted on exit.
         Files.createDirectories(launcher.workDir);
         Path work = Files.createTempDirectory(launcher.workDir.toAbsolutePath(), "pipeline-");
         List<AutoCloseable> started = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            out.println();
-            out.println("Stopping: jobs, Flink, Kafka; deleting " + work);
-            stopAll(started, work, err);
+            hookOut.println();
+            hookOut.println("Stopping: jobs, Flink, Kafka; deleting " + work);
+            stopAll(started, work, hookErr);
             stopped.countDown();
             LogManager.shutdown();
         }, "local-pipeline-shutdown"));
@@ -98,16 +121,26 @@ public final class LocalPipeline {
         started.add(hub);
         started.add(flink::cancelAll); // stopped in reverse order: the jobs first
 
+        PrintStream console = out;
         Map<JobSpec, List<String>> jobArgs = jobArguments(launcher, kafka.bootstrapServers(), hub.ingestPort(), work);
+        Map<JobSpec, Configuration> configs = new LinkedHashMap<>();
+        if (!launcher.verbose && System.getProperty(CONFIG_LOG) != null) {
+            out.println("Each job's effective configuration: " + Path.of(System.getProperty(CONFIG_LOG)).toAbsolutePath()
+                    + " (--verbose prints it here)");
+        }
         for (Map.Entry<JobSpec, List<String>> job : jobArgs.entrySet()) {
-            EmbeddedJobs.Submitted submitted =
-                    EmbeddedJobs.submit(job.getKey(), job.getValue().toArray(String[]::new), out, err);
+            JobSpec spec = job.getKey();
+            EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(spec, config -> {
+                configs.put(spec, config);
+                console.println(summary(spec, config));
+                return EmbeddedJobs.STANDARD.get(spec.command()).submit(config);
+            }, job.getValue().toArray(String[]::new), out, err);
             if (submitted.exitCode() != 0) {
-                err.println(job.getKey().command() + " could not start (exit " + submitted.exitCode() + "); stopping.");
+                err.println(spec.command() + " could not start (exit " + submitted.exitCode() + "); stopping.");
                 return submitted.exitCode();
             }
         }
-        hub.forward(System.in, "stdin");
+        hub.forward(status == null ? System.in : status.watching(System.in), "stdin");
 
         out.println();
         out.println("Pipeline running: lines -> ingest-job -> topic '" + INPUT_TOPIC + "' -> relay-job (exactly-once) -> topic '"
@@ -116,8 +149,53 @@ public final class LocalPipeline {
         out.println("Type lines here, or from another terminal:  nc localhost " + hub.publishPort());
         out.println("Lines appear below once their checkpoint commits (every few seconds). Ctrl-C stops everything.");
         out.println();
+        if (status != null) {
+            started.add(refreshEvery(STATUS_INTERVAL, status, new PipelineStatus(kafka, hub, status, configs), stderr));
+        }
         stopped.await();
         return 0;
+    }
+
+    /** Where the launcher's logging configuration writes the jobs' configuration and our INFO log. */
+    static final String CONFIG_LOG = "kfp.pipeline.log";
+    static final java.time.Duration STATUS_INTERVAL = java.time.Duration.ofSeconds(2);
+
+    /** One line a job says at start: what it guarantees, how often it commits, what it reads and writes. */
+    static String summary(JobSpec spec, Configuration config) {
+        String input = config.getOptional(SourceOptions.TOPICS).isPresent() || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
+                ? SourceOptions.describeInput(config) : "typed lines";
+        String output = config.getOptional(SinkOptions.TOPIC).orElse("this console");
+        return spec.command() + ": " + (config.getOptional(SinkOptions.TOPIC).isPresent() ? config.get(SinkOptions.DELIVERY_GUARANTEE) + ", " : "")
+                + (config.get(CheckpointOptions.ENABLED)
+                        ? "checkpoint every " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(config.get(CheckpointOptions.INTERVAL))
+                        : "no checkpoints")
+                + ", " + input + " -> " + output;
+    }
+
+    /** Redraws the status line every {@code interval} until closed. */
+    private static AutoCloseable refreshEvery(java.time.Duration interval, StatusLine line, PipelineStatus status, PrintStream stderr) {
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "local-pipeline-status");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                line.show(status.describe());
+            } catch (Exception e) {
+                // Shown instead of the figures: the status line is the one place the user looks.
+                try {
+                    line.show("status unavailable: " + e.getMessage());
+                } catch (IOException terminalGone) {
+                    stderr.println("local pipeline: the status line cannot be drawn: " + terminalGone);
+                }
+            }
+        }, 0, interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return () -> {
+            timer.shutdownNow();
+            status.close();
+            line.clear();
+        };
     }
 
     /** Every job gets the wiring, then the user's options it declares. */
@@ -173,6 +251,7 @@ public final class LocalPipeline {
         int port = 9999;
         Path workDir = Path.of("target", "local-pipeline");
         boolean help;
+        boolean verbose;
         final Map<String, String> jobOptions = new LinkedHashMap<>();
 
         static LauncherArgs parse(String[] args) {
@@ -196,6 +275,7 @@ public final class LocalPipeline {
                         }
                     }
                     case "work-dir" -> parsed.workDir = Path.of(value);
+                    case "verbose" -> parsed.verbose = !"false".equals(value);
                     default -> {
                         if (WIRING.contains(key)) {
                             problems.add(new ConfigProblem(key, value, "command line",
@@ -207,6 +287,7 @@ public final class LocalPipeline {
                             List<String> candidates = new ArrayList<>(known);
                             candidates.add("port");
                             candidates.add("work-dir");
+                            candidates.add("verbose");
                             problems.add(new ConfigProblem(key, value, "command line", "no job of the pipeline has this option.",
                                     DidYouMean.suggest(key, candidates).map(s -> "did you mean '" + s + "'?")
                                             .orElse("see --help of ingest-job, relay-job and sink-job.")));
@@ -230,6 +311,8 @@ public final class LocalPipeline {
             "Options:",
             "  --port N          where to listen for lines (default 9999; 0 = any free port)",
             "  --work-dir DIR    broker data and checkpoints, deleted on exit (default target/local-pipeline)",
+            "  --verbose         print each job's effective configuration and every INFO log line here, not only",
+            "                    to the log file (integration-tests/target/local-pipeline/pipeline.log)",
             "  --<job option>    any option of ingest-job, relay-job or sink-job, given to each job that has it,",
             "                    e.g. --relay.transform window-count, --checkpoint.interval 2s, --console.print-key",
             "                    (each job's options: its README, or java -cp ... io.kfp.relay.RelayJob --help)",

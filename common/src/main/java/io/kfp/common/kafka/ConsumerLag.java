@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.common.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,35 +28,36 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * partition forever (FLINK-33484), and aborted records are offsets no reader ever sees. So a gap
  * of up to {@link #COUNTED} offsets is counted record by record, reading it {@code read_committed}
  * (cheap: it is small); a longer one is shown as its offset difference, marked approximate.
+ * Used by {@code kfp status} and by the local pipeline's status line.
  */
-final class InputLag {
+public final class ConsumerLag {
 
     /** Gaps up to this many offsets are counted record by record. */
-    static final long COUNTED = 10_000;
+    public static final long COUNTED = 10_000;
 
     /**
      * One input partition: the group's committed offset (-1: none), the last stable offset (the end
      * a read_committed reader sees), the high watermark (the end of the log, open transactions
      * included), and the lag in records, exact or (for long gaps) approximate.
      */
-    record Partition(TopicPartition partition, long committed, long stable, long high, long lag, boolean exact) {
+    public record Partition(TopicPartition partition, long committed, long stable, long high, long lag, boolean exact) {
         /** Offsets an open transaction holds back from read_committed readers. */
-        long heldBack() {
+        public long heldBack() {
             return Math.max(0, high - stable);
         }
     }
 
-    private InputLag() {}
+    private ConsumerLag() {}
 
     /** The lag of {@code group} on each partition of {@code topics}, by topic and partition. */
-    static List<Partition> of(Admin admin, Properties client, String group, List<String> topics) {
+    public static List<Partition> of(Admin admin, Properties client, String group, List<String> topics) {
         List<TopicPartition> partitions = new ArrayList<>();
         Map<String, org.apache.kafka.clients.admin.TopicDescription> described =
-                Topics.await(admin.describeTopics(topics).allTopicNames(), "describe the topics " + topics);
+                await(admin.describeTopics(topics).allTopicNames(), "describe the topics " + topics);
         described.values().forEach(d -> d.partitions().forEach(p -> partitions.add(new TopicPartition(d.name(), p.partition()))));
         partitions.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         Map<TopicPartition, OffsetAndMetadata> committed =
-                Topics.await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(), "read the offsets of group " + group);
+                await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(), "read the offsets of group " + group);
         // The high watermark first: records written between the two calls then never look held back.
         Map<TopicPartition, Long> high = ends(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
         Map<TopicPartition, Long> stable = ends(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
@@ -131,9 +132,32 @@ final class InputLag {
         Map<TopicPartition, OffsetSpec> query = new HashMap<>();
         partitions.forEach(tp -> query.put(tp, spec));
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> answer =
-                Topics.await(admin.listOffsets(query, new ListOffsetsOptions(isolation)).all(), "read the end offsets of " + partitions);
+                await(admin.listOffsets(query, new ListOffsetsOptions(isolation)).all(), "read the end offsets of " + partitions);
         Map<TopicPartition, Long> offsets = new HashMap<>();
         answer.forEach((tp, info) -> offsets.put(tp, info.offset()));
         return offsets;
+    }
+
+    /** A Kafka call that failed: the message says what was asked; the cause is Kafka's exception. */
+    public static final class KafkaCallException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        KafkaCallException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+        try {
+            return future.get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaCallException("interrupted while waiting to " + what, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new KafkaCallException("Kafka refused to " + what + ": " + cause, cause);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new KafkaCallException("Kafka did not answer within 60 s when asked to " + what, e);
+        }
     }
 }
