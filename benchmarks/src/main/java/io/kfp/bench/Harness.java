@@ -153,8 +153,12 @@ public final class Harness {
         Cases.produce(bootstrap, input, records, 0);
 
         List<Run> runs = new ArrayList<>();
+        int total = rounds * cases.size();
         for (int round = 1; round <= rounds; round++) {
             for (Case c : cases) {
+                // Where the run is: a full one takes most of an hour.
+                System.out.printf(Locale.ROOT, "[%d/%d] %s round %d, %.1f min so far%n", runs.size() + 1, total, c.name(), round,
+                        (System.nanoTime() - started) / 60e9);
                 Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
                 System.out.printf(Locale.ROOT, "  %-18s round %d: %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
