@@ -800,6 +800,10 @@ public final class Kfp implements Callable<Integer> {
                 }
                 kfp.out.print(terminal ? "\033[H\033[2J" + buffer.toString(StandardCharsets.UTF_8) : buffer.toString(StandardCharsets.UTF_8) + System.lineSeparator());
                 kfp.out.flush();
+                if (kfp.out.checkError()) {
+                    // The reader went away (| head, a closed terminal): nobody is watching any more.
+                    return 0;
+                }
                 if (screens == 0 || screen < screens) {
                     Processes.sleep(every);
                 }
