@@ -173,9 +173,9 @@ final class FlinkRest implements AutoCloseable {
      * Each metric of the job's tasks whose id {@code which} accepts (operator metrics are named
      * {@code OPERATOR.METRIC}), summed over the subtasks of its vertex and then over the vertices.
      */
-    Map<String, Double> taskMetricSums(JobID job, Predicate<String> which) {
+    Map<String, Double> taskMetricSums(JobID job, java.util.Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices, Predicate<String> which) {
         Map<String, Double> sums = new TreeMap<>();
-        for (JobDetailsInfo.JobVertexDetailsInfo vertex : details(job).getJobVertexInfos()) {
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : vertices) {
             Map<String, String> path = Map.of(JobIDPathParameter.KEY, job.toString(), JobVertexIdPathParameter.KEY, vertex.getJobVertexID().toString());
             AggregatedSubtaskMetricsHeaders headers = AggregatedSubtaskMetricsHeaders.getInstance();
             List<String> ids = call(client.sendRequest(headers, resolve(headers.getUnresolvedMessageParameters(), path), EmptyRequestBody.getInstance()),

@@ -34,14 +34,14 @@ final class JobStatusReport {
     /** What the cluster says of the job; null fields when it does not run there. */
     record OnCluster(JobID id, JobStatus state, long startMs, long endMs, long restarts, long lastCheckpointId,
             long lastCheckpointMs, long lastCheckpointDurationMs, long lastCheckpointBytes, long completedCheckpoints,
-            long failedCheckpoints, double recordsInPerSecond, double recordsOutPerSecond, long recordsIn, long recordsOut) {}
+            long failedCheckpoints, double recordsInPerSecond, double recordsOutPerSecond, long recordsIn, long recordsOut, long atMs) {}
 
     /**
      * One job: {@code cluster} null when no job of its name is known to the cluster, {@code lag}
      * null for a job without a Kafka input, {@code transactions} null for one that writes none.
      */
     record View(long atMs, String job, String jobName, boolean clusterAnswers, OnCluster cluster, String group, List<ConsumerLag.Partition> lag, String prefix,
-            List<KafkaTransactions.Transaction> transactions, String kafkaProblem) {}
+            List<KafkaTransactions.Transaction> transactions, String problem) {}
 
     /** How long each Kafka call of a screen may take. */
     static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(5);
@@ -50,19 +50,26 @@ final class JobStatusReport {
 
     /**
      * The view of {@code job} as its config file says it runs; {@code rest} null when no JobManager
-     * answers, {@code admin} null when Kafka does not ({@code kafkaProblem} says why).
+     * answers, {@code admin} null when Kafka does not; what could not be learned is the view's {@code problem}.
      */
-    static View gather(DeployedJob job, Configuration config, FlinkRest rest, Admin admin, Properties client, String kafkaProblem,
-            PrintStream out) {
+    static View gather(DeployedJob job, Configuration config, FlinkRest rest, Admin admin, Properties client, PrintStream out) {
         String jobName = config.get(JobOptions.NAME);
         OnCluster cluster = null;
+        String problem = null;
+        boolean clusterAnswers = rest != null;
         if (rest != null) {
             List<JobStatusMessage> named = rest.jobs().stream().filter(j -> j.getJobName().equals(jobName)).toList();
-            // The one not ended, else the latest to end.
+            // The one not ended, else the latest started (jobs() is sorted by start time).
             JobStatusMessage current = named.stream().filter(j -> !j.getJobState().isGloballyTerminalState()).findFirst()
                     .orElse(named.isEmpty() ? null : named.get(named.size() - 1));
             if (current != null) {
-                cluster = onCluster(rest, current.getJobId());
+                try {
+                    cluster = onCluster(rest, current.getJobId());
+                } catch (RuntimeException e) {
+                    // One job's answer failing (a failover under way) must not cost the others their lines.
+                    clusterAnswers = false;
+                    problem = "the JobManager did not describe " + jobName + ": " + firstLine(e);
+                }
             }
         }
         String group = null;
@@ -82,37 +89,52 @@ final class JobStatusReport {
                 }
             } catch (KfpException e) {
                 // A topic not created yet: the rest of the screen still helps.
-                kafkaProblem = e.getMessage();
+                problem = e.getMessage();
             } catch (ConsumerLag.KafkaCallException e) {
-                kafkaProblem = e.getMessage()
+                problem = e.getMessage()
                         + (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException ? " (kfp topics create makes the jobs' topics)" : "");
+            } catch (org.apache.kafka.common.KafkaException e) {
+                problem = "Kafka: " + firstLine(e);
             }
         }
-        return new View(System.currentTimeMillis(), job.name(), jobName, rest != null, cluster, group, lag, prefix, transactions,
-                kafkaProblem);
+        return new View(cluster == null ? System.currentTimeMillis() : cluster.atMs(), job.name(), jobName, clusterAnswers, cluster, group,
+                lag, prefix, transactions, problem);
+    }
+
+    private static String firstLine(Throwable e) {
+        String text = String.valueOf(e.getMessage() == null ? e : e.getMessage());
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
     }
 
     private static OnCluster onCluster(FlinkRest rest, JobID id) {
         JobDetailsInfo details = rest.details(id);
         if (details.getJobStatus().isGloballyTerminalState()) {
             return new OnCluster(id, details.getJobStatus(), details.getStartTime(), details.getEndTime(), -1, -1, -1, -1, -1, -1, -1,
-                    Double.NaN, Double.NaN, -1, -1);
+                    Double.NaN, Double.NaN, -1, -1, System.currentTimeMillis());
         }
         Map<String, String> m = rest.jobMetrics(id, List.of("numRestarts", "lastCompletedCheckpointId", "lastCheckpointCompletedTimestamp",
                 "lastCheckpointDuration", "lastCheckpointSize", "numberOfCompletedCheckpoints", "numberOfFailedCheckpoints"));
         // Records in: what the sources emit; out: what the sink writers are given to write (FLIP-33's
         // operator metrics). The meters are 1 min averages; --watch divides the counters' growth instead.
-        Map<String, Double> io = rest.taskMetricSums(id, name -> name.matches("(" + SOURCE_OUT + "|" + WRITER_IN + ")(PerSecond)?"));
+        Map<String, Double> io = rest.taskMetricSums(id, details.getJobVertexInfos(),
+                name -> name.matches("(" + SOURCE_OUT + "|" + WRITER_IN + ")(PerSecond)?"));
+        long atMs = System.currentTimeMillis();
         double in = sum(io, SOURCE_OUT + "PerSecond");
         double out = sum(io, WRITER_IN + "PerSecond");
         return new OnCluster(id, details.getJobStatus(), details.getStartTime(), -1, number(m, "numRestarts"),
                 number(m, "lastCompletedCheckpointId"), number(m, "lastCheckpointCompletedTimestamp"), number(m, "lastCheckpointDuration"),
                 number(m, "lastCheckpointSize"), number(m, "numberOfCompletedCheckpoints"), number(m, "numberOfFailedCheckpoints"), in, out,
-                (long) sum(io, SOURCE_OUT), (long) sum(io, WRITER_IN));
+                count(io, SOURCE_OUT), count(io, WRITER_IN), atMs);
     }
 
     private static final String SOURCE_OUT = "Source__.*\\.numRecordsOut";
     private static final String WRITER_IN = ".*Writer\\.numRecordsIn";
+
+    /** A counter's total, or -1 while the cluster has not reported it yet. */
+    private static long count(Map<String, Double> metrics, String regex) {
+        return metrics.keySet().stream().anyMatch(k -> k.matches(regex)) ? (long) sum(metrics, regex) : -1;
+    }
 
     private static double sum(Map<String, Double> metrics, String regex) {
         return metrics.entrySet().stream().filter(e -> e.getKey().matches(regex)).mapToDouble(Map.Entry::getValue).sum();
@@ -155,7 +177,7 @@ final class JobStatusReport {
             for (DeployedJob job : which) {
                 Path file = job.defaultConfig(kfp.settings());
                 views.add(gather(job, job.settings(file, kfp.environment()), rest, kafkaProblem == null ? admin : null,
-                        kfp.settings().kafkaClient(), null, kfp.out()));
+                        kfp.settings().kafkaClient(), kfp.out()));
             }
             return new Screen(views, kafkaProblem);
         } finally {
@@ -183,27 +205,31 @@ final class JobStatusReport {
                             ago(nowMs, c.lastCheckpointMs()), c.lastCheckpointDurationMs(), bytes(c.lastCheckpointBytes()),
                             c.completedCheckpoints(), c.failedCheckpoints()));
             OnCluster before = previous == null ? null : previous.cluster();
-            if (before != null && before.id().equals(c.id()) && before.recordsIn() >= 0 && v.atMs() > previous.atMs()) {
-                double seconds = (v.atMs() - previous.atMs()) / 1000.0;
+            // Counters start again at 0 when the job restarts: then the meters, not a negative rate.
+            if (before != null && before.id().equals(c.id()) && before.restarts() == c.restarts() && before.recordsIn() >= 0
+                    && c.recordsIn() >= before.recordsIn() && c.recordsOut() >= before.recordsOut() && c.atMs() > before.atMs()) {
+                double seconds = (c.atMs() - before.atMs()) / 1000.0;
                 out.printf(Locale.ROOT, "  records     %s/s in, %s/s out (last %.0f s)%n", rate((c.recordsIn() - before.recordsIn()) / seconds),
                         rate((c.recordsOut() - before.recordsOut()) / seconds), seconds);
             } else {
                 out.printf(Locale.ROOT, "  records     %s/s in, %s/s out (1 min averages)%n", rate(c.recordsInPerSecond()), rate(c.recordsOutPerSecond()));
             }
         }
-        if (v.kafkaProblem() != null) {
-            out.printf(Locale.ROOT, "  kafka       %s%n", v.kafkaProblem());
+        if (v.problem() != null) {
+            out.printf(Locale.ROOT, "  problem     %s%n", v.problem());
         }
         if (v.lag() != null) {
-            long total = v.lag().stream().mapToLong(ConsumerLag.Partition::lag).sum();
+            long total = v.lag().stream().mapToLong(ConsumerLag.Partition::lag).filter(l -> l >= 0).sum();
             boolean exact = v.lag().stream().allMatch(ConsumerLag.Partition::exact);
-            out.printf(Locale.ROOT, "  lag         %s%d records behind what read_committed readers see, group %s%n", exact ? "" : "~", total, v.group());
+            long uncommitted = v.lag().stream().filter(p -> p.lag() == ConsumerLag.UNKNOWN).count();
+            out.printf(Locale.ROOT, "  lag         %s%d records behind what read_committed readers see, group %s%s%n", exact ? "" : "~", total, v.group(),
+                    uncommitted == 0 ? "" : "; no offset committed yet on " + uncommitted + " partition" + (uncommitted == 1 ? "" : "s"));
             int width = Math.max("PARTITION".length(), v.lag().stream().mapToInt(p -> p.partition().toString().length()).max().orElse(0));
             String row = "    %-" + width + "s  %12s  %12s  %10s  %s%n";
             out.printf(Locale.ROOT, row, "PARTITION", "COMMITTED", "LAST STABLE", "LAG", "HELD BACK BY AN OPEN TRANSACTION");
             for (ConsumerLag.Partition p : v.lag()) {
                 out.printf(Locale.ROOT, row, p.partition(), p.committed() < 0 ? "none" : String.valueOf(p.committed()), p.stable(),
-                        (p.exact() ? "" : "~") + p.lag(), p.heldBack() == 0 ? "-" : p.heldBack() + " offsets");
+                        p.lag() == ConsumerLag.UNKNOWN ? "-" : (p.exact() ? "" : "~") + p.lag(), p.heldBack() == 0 ? "-" : p.heldBack() + " offsets");
             }
         }
         if (v.transactions() != null) {

@@ -264,8 +264,14 @@ public final class Kfp implements Callable<Integer> {
 
     FlinkRest rest() {
         requireLabNetwork();
-        return FlinkRest.connect(cluster().writeConf());
+        if (clusterConfig == null) {
+            // Once per command: kfp status --watch must not rewrite the cluster's files every screen.
+            clusterConfig = cluster().writeConf();
+        }
+        return FlinkRest.connect(clusterConfig);
     }
+
+    private org.apache.flink.configuration.Configuration clusterConfig;
 
     /** In the lab, the cluster's addresses exist only inside its namespaces: never dial them from outside. */
     void requireLabNetwork() {
@@ -578,13 +584,17 @@ public final class Kfp implements Callable<Integer> {
                     + " (key, value, headers, timestamp); both read read_committed. Partitions and order are not compared.",
                 "Prints how many input records are there once, and the missing, duplicated, altered (same key and timestamp,"
                         + " other value or headers) and unexpected ones, each with its first examples as topic-partition@offset."
-                        + " Exit code 0 only when clean.",
+                        + " Exit code 0 when clean, 1 when not, 2 when it could not check.",
                 "Run it once the relay has caught up (or is stopped): records it has not copied yet count as missing;"
                         + " --until or --from-offsets leave them out.",
                 "Memory: at most --in-memory records at once (about 48 bytes each); more are spread over bucket files under the"
                         + " run directory (28 bytes a record), removed at the end.",
                 "Example: kfp verify --from lines --to relayed --since '30 min'"})
     static final class Verify implements Callable<Integer> {
+        /** As diff and cmp do: 1 when the output differs, 2 when it could not be checked. */
+        static final int NOT_CLEAN = 1;
+        static final int CANNOT_VERIFY = 2;
+
         @ParentCommand Kfp kfp;
 
         @Option(names = "--from", required = true, paramLabel = "TOPIC", description = "the relay's input topic")
@@ -632,12 +642,12 @@ public final class Kfp implements Callable<Integer> {
             try {
                 verdict = verifier.verify(from, range("--from-offsets", fromOffsets, sinceMs, untilMs), to,
                         range("--to-offsets", toOffsets, sinceMs, untilMs));
-            } catch (IllegalArgumentException | IllegalStateException | org.apache.kafka.common.KafkaException e) {
+            } catch (IllegalArgumentException | IllegalStateException | org.apache.kafka.common.KafkaException | java.io.UncheckedIOException e) {
                 throw new KfpException("cannot verify " + from + " -> " + to + " on " + kfp.settings().bootstrap() + ": " + e.getMessage(),
-                        KfpException.FAILED, e);
+                        CANNOT_VERIFY, e);
             }
             verdict.print(kfp.out);
-            return verdict.clean() ? 0 : KfpException.FAILED;
+            return verdict.clean() ? 0 : NOT_CLEAN;
         }
 
         private static RelayVerifier.Range range(String option, String offsets, Long sinceMs, Long untilMs) {
@@ -771,7 +781,7 @@ public final class Kfp implements Callable<Integer> {
                 return 0;
             }
             // On a terminal each screen replaces the last (like top); in a pipe no control codes, one screen after the other.
-            boolean terminal = System.console() != null;
+            boolean terminal = Progress.onTerminal();
             // Rates over the last 10 s or so of screens: steadier than between two screens 2 s apart.
             Map<String, java.util.ArrayDeque<JobStatusReport.View>> history = new java.util.HashMap<>();
             for (int screen = 1; screens == 0 || screen <= screens; screen++) {
@@ -794,7 +804,7 @@ public final class Kfp implements Callable<Integer> {
                         views.addLast(v);
                     }
                     now.print(earlier, frame);
-                } catch (KfpException e) {
+                } catch (RuntimeException e) {
                     // A JobManager failing over or a broker restarting is what one watches for: say so, keep watching.
                     frame.println("kfp: " + e.getMessage());
                 }

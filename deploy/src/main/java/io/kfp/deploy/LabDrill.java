@@ -127,7 +127,7 @@ final class LabDrill {
             List<Recovery> recoveries) {
         boolean clean() {
             return distinct == produced && duplicates == 0 && missing == 0 && misordered == 0 && strangers == 0
-                    && ongoingTransactions == 0 && lsoBehindHighWatermark == 0 && failedJobs == 0 && copy.clean()
+                    && ongoingTransactions == 0 && lsoBehindHighWatermark == 0 && failedJobs == 0 && copy != null && copy.clean()
                     && copy.matched() == produced;
         }
     }
@@ -659,9 +659,16 @@ final class LabDrill {
             missing = total - observer.seen.get(0, (int) total).cardinality();
         }
         // The observer checks sequence numbers as they come; kfp verify then checks every byte of every record.
-        io.kfp.common.verify.Verdict copy = new io.kfp.common.verify.RelayVerifier(settings.kafkaClient(), settings.run().resolve("verify"),
-                io.kfp.common.verify.RelayVerifier.DEFAULT_BUCKET_ENTRIES, 3, null)
-                .verify(input, io.kfp.common.verify.RelayVerifier.Range.whole(), output, io.kfp.common.verify.RelayVerifier.Range.whole());
+        io.kfp.common.verify.Verdict copy;
+        try {
+            copy = new io.kfp.common.verify.RelayVerifier(settings.kafkaClient(), settings.run().resolve("verify"),
+                    io.kfp.common.verify.RelayVerifier.DEFAULT_BUCKET_ENTRIES, 3, null)
+                    .verify(input, io.kfp.common.verify.RelayVerifier.Range.whole(), output, io.kfp.common.verify.RelayVerifier.Range.whole());
+        } catch (RuntimeException e) {
+            // What the observer saw is still reported; the drill is not clean without the byte-for-byte check.
+            say("kfp verify could not check the topics: " + e.getMessage());
+            copy = null;
+        }
         return new Verdict(total, distinct, observer.duplicates, missing, observer.misordered, observer.strangers, ongoing, lsoLag,
                 failed, copy, recoveries);
     }
@@ -679,13 +686,15 @@ final class LabDrill {
                         + " watermark; %d FAILED jobs%n",
                 v.clean() ? "EXACTLY ONCE" : "NOT CLEAN", v.produced(), v.distinct(), v.duplicates(), v.missing(), v.misordered(),
                 v.strangers(), v.ongoingTransactions(), prefix(), v.lsoBehindHighWatermark(), v.failedJobs());
-        out.println("kfp verify --from " + input + " --to " + output + ":");
-        v.copy().print(out);
+        if (v.copy() != null) {
+            out.println("kfp verify --from " + input + " --to " + output + ":");
+            v.copy().print(out);
+        }
         // One line for programs (the fault-matrix test): key=value pairs.
         out.println("drill-result produced=" + v.produced() + " distinct=" + v.distinct() + " duplicates=" + v.duplicates()
                 + " missing=" + v.missing() + " misordered=" + v.misordered() + " strangers=" + v.strangers()
                 + " ongoing=" + v.ongoingTransactions() + " lsoLag=" + v.lsoBehindHighWatermark() + " failedJobs=" + v.failedJobs()
-                + " verified=" + v.copy().matched() + " verifyClean=" + v.copy().clean()
+                + " verified=" + (v.copy() == null ? -1 : v.copy().matched()) + " verifyClean=" + (v.copy() != null && v.copy().clean())
                 + " recoveries=" + v.recoveries().stream().map(r -> r.fault().label() + ":" + String.format(Locale.ROOT, "%.1f", r.seconds()))
                         .collect(Collectors.joining(",")));
         out.flush();

@@ -83,7 +83,7 @@ public final class LocalPipeline {
         // On a terminal, a status line stays below what the sink prints; in a pipe there is none.
         StatusLine status = null;
         if (terminal) {
-            status = new StatusLine(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+            status = new StatusLine(new java.io.FileOutputStream(java.io.FileDescriptor.out), Integer.getInteger(COLUMNS, 80));
             System.setOut(new PrintStream(status, true, java.nio.charset.StandardCharsets.UTF_8));
             System.setErr(new PrintStream(status.beside(new java.io.FileOutputStream(java.io.FileDescriptor.err)), true,
                     java.nio.charset.StandardCharsets.UTF_8));
@@ -158,6 +158,8 @@ public final class LocalPipeline {
 
     /** Where the launcher's logging configuration writes the jobs' configuration and our INFO log. */
     static final String CONFIG_LOG = "kfp.pipeline.log";
+    /** How wide the terminal is ({@code tput cols}, set by run-pipeline); 80 when unknown. */
+    static final String COLUMNS = "kfp.columns";
     static final java.time.Duration STATUS_INTERVAL = java.time.Duration.ofSeconds(2);
 
     /** One line a job says at start: what it guarantees, how often it commits, what it reads and writes. */
@@ -182,19 +184,21 @@ public final class LocalPipeline {
         timer.scheduleWithFixedDelay(() -> {
             try {
                 line.show(status.describe());
-            } catch (Exception e) {
-                // Shown instead of the figures: the status line is the one place the user looks.
+            } catch (Throwable e) {
+                // Shown instead of the figures (the status line is the one place the user looks), and
+                // caught whole: anything thrown here would end the refreshing for good.
                 try {
-                    line.show("status unavailable: " + e.getMessage());
+                    line.show("status unavailable: " + e);
                 } catch (IOException terminalGone) {
                     stderr.println("local pipeline: the status line cannot be drawn: " + terminalGone);
                 }
             }
         }, 0, interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         return () -> {
+            line.clear(); // from here on show() draws nothing, whatever a refresh still running does
             timer.shutdownNow();
+            timer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
             status.close();
-            line.clear();
         };
     }
 
@@ -275,7 +279,13 @@ public final class LocalPipeline {
                         }
                     }
                     case "work-dir" -> parsed.workDir = Path.of(value);
-                    case "verbose" -> parsed.verbose = !"false".equals(value);
+                    case "verbose" -> {
+                        // run-pipeline picks the logging by the bare word, before Java starts: only that form.
+                        if (!value.equals("true") || java.util.Arrays.stream(args).noneMatch("--verbose"::equals)) {
+                            problems.add(new ConfigProblem("verbose", value, "command line", "takes no value.", "write --verbose alone."));
+                        }
+                        parsed.verbose = true;
+                    }
                     default -> {
                         if (WIRING.contains(key)) {
                             problems.add(new ConfigProblem(key, value, "command line",

@@ -60,7 +60,10 @@ final class PipelineStatus implements AutoCloseable {
     private String lag(JobSpec job) {
         Configuration config = configs.get(job);
         List<ConsumerLag.Partition> partitions = ConsumerLag.of(admin, client, SourceOptions.groupId(config), SourceOptions.topics(config));
-        long total = partitions.stream().mapToLong(ConsumerLag.Partition::lag).sum();
+        if (partitions.stream().allMatch(p -> p.lag() == ConsumerLag.UNKNOWN)) {
+            return "- (nothing committed yet)";
+        }
+        long total = partitions.stream().mapToLong(ConsumerLag.Partition::lag).filter(l -> l >= 0).sum();
         return (partitions.stream().allMatch(ConsumerLag.Partition::exact) ? "" : "~") + total;
     }
 

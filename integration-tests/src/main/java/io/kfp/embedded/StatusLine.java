@@ -20,13 +20,20 @@ final class StatusLine extends OutputStream {
     private static final byte[] UP_AND_ERASE = "\r\033[K\033[1A\r\033[K".getBytes(StandardCharsets.US_ASCII);
 
     private final OutputStream terminal;
+    private final int columns;
     private final AtomicLong lines = new AtomicLong();
+    private boolean closed;
     private String status = "";
     private boolean drawn;
     private boolean midLine;
 
-    StatusLine(OutputStream terminal) {
+    /**
+     * @param columns how wide the terminal is: a longer status line would wrap, and erasing only its
+     *     last row would leave the rest behind, so it is cut to fit
+     */
+    StatusLine(OutputStream terminal, int columns) {
         this.terminal = terminal;
+        this.columns = columns;
     }
 
     /** Complete lines written through this stream so far (the records the sink printed, and ours). */
@@ -36,7 +43,11 @@ final class StatusLine extends OutputStream {
 
     /** Replaces the status line. */
     synchronized void show(String line) throws IOException {
-        status = line;
+        if (closed) {
+            return;
+        }
+        String first = line.lines().findFirst().orElse("");
+        status = first.length() < columns ? first : first.substring(0, Math.max(0, columns - 2)) + "~";
         if (!midLine) {
             draw();
             terminal.flush();
@@ -91,6 +102,7 @@ final class StatusLine extends OutputStream {
     /** Erases it for good, before the last words on exit. */
     synchronized void clear() throws IOException {
         erase();
+        closed = true;
         status = "";
         terminal.flush();
     }

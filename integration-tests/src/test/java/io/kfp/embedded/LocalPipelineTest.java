@@ -37,13 +37,15 @@ class LocalPipelineTest {
         assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--verbose"}).verbose).isTrue();
         assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--port", "0"}).verbose).isFalse();
         assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--verbose", "--port", "0"}).jobOptions).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LocalPipeline.LauncherArgs.parse(new String[] {"--verbose=false"}))
+                .hasMessageContaining("write --verbose alone");
     }
 
     @Test
     void theStatusLineIsErasedBeforeOutputAndDrawnAgainAfterEachCompleteLine() throws Exception {
         ByteArrayOutputStream terminal = new ByteArrayOutputStream();
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        StatusLine line = new StatusLine(terminal);
+        StatusLine line = new StatusLine(terminal, 80);
         line.show("3 lines in");
         line.write(bytes("hello\nwor"));
         line.show("4 lines in"); // mid-line: not drawn into the half-printed record
@@ -58,9 +60,20 @@ class LocalPipelineTest {
     }
 
     @Test
+    void aStatusLineWiderThanTheTerminalIsCutAndNothingIsDrawnAfterClear() throws Exception {
+        ByteArrayOutputStream terminal = new ByteArrayOutputStream();
+        StatusLine line = new StatusLine(terminal, 10);
+        line.show("0123456789abc\nsecond line");
+        line.clear();
+        line.show("late");
+        line.write(bytes("bye\n"));
+        assertThat(terminal.toString(StandardCharsets.UTF_8)).isEqualTo("01234567~" + "\r\033[K" + "bye\n");
+    }
+
+    @Test
     void aLineTypedOntoTheStatusLineIsErasedWithIt() throws Exception {
         ByteArrayOutputStream terminal = new ByteArrayOutputStream();
-        StatusLine line = new StatusLine(terminal);
+        StatusLine line = new StatusLine(terminal, 80);
         line.show("0 lines in");
         // What the terminal echoes is not ours; Enter is what we see, on stdin.
         java.io.InputStream stdin = line.watching(new java.io.ByteArrayInputStream(bytes("typed\n")));

@@ -12,13 +12,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * How far a job's consumer group is behind its input, in records a {@code read_committed} reader
@@ -32,13 +29,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class ConsumerLag {
 
-    /** Gaps up to this many offsets are counted record by record. */
+    /** Gaps of up to this many offsets in all (over every partition) are counted record by record. */
     public static final long COUNTED = 10_000;
+
+    /** The lag of a partition the group has committed no offset for: where it starts is the job's choice (earliest, latest). */
+    public static final long UNKNOWN = -1;
 
     /**
      * One input partition: the group's committed offset (-1: none), the last stable offset (the end
      * a read_committed reader sees), the high watermark (the end of the log, open transactions
-     * included), and the lag in records, exact or (for long gaps) approximate.
+     * included), and the lag in records, exact or (for long gaps) approximate; {@link #UNKNOWN}
+     * while the group has committed nothing there.
      */
     public record Partition(TopicPartition partition, long committed, long stable, long high, long lag, boolean exact) {
         /** Offsets an open transaction holds back from read_committed readers. */
@@ -59,76 +60,57 @@ public final class ConsumerLag {
         Map<TopicPartition, OffsetAndMetadata> committed =
                 await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(), "read the offsets of group " + group);
         // The high watermark first: records written between the two calls then never look held back.
-        Map<TopicPartition, Long> high = ends(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
-        Map<TopicPartition, Long> stable = ends(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
-        Map<TopicPartition, Long> earliest = ends(admin, partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> high = offsets(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> stable = offsets(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
+        Map<TopicPartition, Long> earliest = offsets(admin, partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED);
 
-        // Where the group would start: its committed offset, or (none committed) the log's start.
+        // Gaps counted record by record, smallest first, up to COUNTED offsets in all: a screen stays cheap.
         Map<TopicPartition, long[]> gaps = new HashMap<>();
-        for (TopicPartition tp : partitions) {
-            OffsetAndMetadata c = committed.get(tp);
-            long from = c == null ? earliest.get(tp) : Math.max(c.offset(), earliest.get(tp));
-            if (stable.get(tp) > from && stable.get(tp) - from <= COUNTED) {
+        long budget = COUNTED;
+        List<TopicPartition> bySize = new ArrayList<>(partitions);
+        bySize.sort(Comparator.comparingLong(tp -> stable.get(tp) - from(committed, earliest, tp)));
+        for (TopicPartition tp : bySize) {
+            long from = from(committed, earliest, tp);
+            long offsets = stable.get(tp) - from;
+            if (committed.get(tp) != null && offsets > 0 && offsets <= budget) {
                 gaps.put(tp, new long[] {from, stable.get(tp)});
+                budget -= offsets;
             }
         }
         Map<TopicPartition, Long> counted = count(client, gaps);
         List<Partition> lag = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata c = committed.get(tp);
-            long from = c == null ? earliest.get(tp) : Math.max(c.offset(), earliest.get(tp));
-            long offsets = Math.max(0, stable.get(tp) - from);
-            Long records = offsets == 0 ? Long.valueOf(0) : counted.get(tp);
+            long offsets = Math.max(0, stable.get(tp) - from(committed, earliest, tp));
+            Long records = c == null ? Long.valueOf(UNKNOWN) : offsets == 0 ? Long.valueOf(0) : counted.get(tp);
             lag.add(new Partition(tp, c == null ? -1 : c.offset(), stable.get(tp), high.get(tp), records == null ? offsets : records,
                     records != null));
         }
         return lag;
     }
 
-    /** The records a read_committed reader gets in each [from, to) gap. */
+    /** The records a read_committed reader gets in each [from, to) gap; absent: not counted within 10 s. */
     private static Map<TopicPartition, Long> count(Properties client, Map<TopicPartition, long[]> gaps) {
         Map<TopicPartition, Long> records = new HashMap<>();
         if (gaps.isEmpty()) {
             return records;
         }
-        Properties props = new Properties();
-        props.putAll(client);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "kfp-status");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.assign(gaps.keySet());
-            gaps.forEach((tp, gap) -> {
-                consumer.seek(tp, gap[0]);
-                records.put(tp, 0L);
-            });
-            List<TopicPartition> pending = new ArrayList<>(gaps.keySet());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!pending.isEmpty()) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    if (r.offset() < gaps.get(tp)[1]) {
-                        records.merge(tp, 1L, Long::sum);
-                    }
-                }
-                // A read_committed reader moves past markers and aborted records without returning them.
-                for (TopicPartition tp : List.copyOf(pending)) {
-                    if (consumer.position(tp) >= gaps.get(tp)[1]) {
-                        pending.remove(tp);
-                        consumer.pause(List.of(tp));
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    // Not counted in time: those partitions show their offset difference instead.
-                    pending.forEach(records::remove);
-                    break;
-                }
-            }
+        gaps.keySet().forEach(tp -> records.put(tp, 0L));
+        try (KafkaConsumer<byte[], byte[]> consumer = CommittedRanges.consumer(client, "kfp-lag")) {
+            CommittedRanges.read(consumer, gaps, Duration.ofSeconds(10),
+                    r -> records.merge(new TopicPartition(r.topic(), r.partition()), 1L, Long::sum))
+                    .forEach(records::remove);
         }
         return records;
     }
 
-    private static Map<TopicPartition, Long> ends(Admin admin, List<TopicPartition> partitions, OffsetSpec spec, IsolationLevel isolation) {
+    /** Where the group reads on from: its committed offset, no earlier than the log's start. */
+    private static long from(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> earliest, TopicPartition tp) {
+        OffsetAndMetadata c = committed.get(tp);
+        return c == null ? earliest.get(tp) : Math.max(c.offset(), earliest.get(tp));
+    }
+
+    private static Map<TopicPartition, Long> offsets(Admin admin, List<TopicPartition> partitions, OffsetSpec spec, IsolationLevel isolation) {
         Map<TopicPartition, OffsetSpec> query = new HashMap<>();
         partitions.forEach(tp -> query.put(tp, spec));
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> answer =

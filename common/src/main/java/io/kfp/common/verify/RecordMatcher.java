@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import org.apache.kafka.common.header.Header;
@@ -85,8 +84,11 @@ final class RecordMatcher implements AutoCloseable {
             try {
                 Files.createDirectories(workDir);
                 directory = Files.createTempDirectory(workDir, "kfp-verify-");
+                // Also on Ctrl-C: the JVM deletes in reverse order, the files before their directory.
+                directory.toFile().deleteOnExit();
                 for (int i = 0; i < files.length; i++) {
                     files[i] = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(bucket(i)), 16 * 1024));
+                    bucket(i).toFile().deleteOnExit();
                 }
             } catch (IOException e) {
                 close();
@@ -151,7 +153,8 @@ final class RecordMatcher implements AutoCloseable {
             int inputs = firstOutput - from;
             int outputs = to - firstOutput;
             int pairs = Math.min(inputs, outputs);
-            verdict.matched(pairs);
+            // Exactly once: as many copies as the input has; with more, the input's records count under none.
+            verdict.matched(outputs > inputs ? 0 : pairs);
             left.addAll(entries.subList(from + pairs, firstOutput));
             Entry input = inputs > 0 ? entries.get(from) : null;
             Entry copy = outputs > 0 ? entries.get(firstOutput) : null;
@@ -220,9 +223,21 @@ final class RecordMatcher implements AutoCloseable {
         return directory.resolve("bucket-" + i);
     }
 
-    /** Key and timestamp, what an altered copy keeps; collisions only merge groups, never a match. */
+    /**
+     * Key and timestamp, what an altered copy keeps (64-bit FNV-1a of the key, mixed with the
+     * timestamp). Two different keys that collide here only pair a missing with an unexpected record
+     * as "altered"; a match needs equal content.
+     */
     static long identity(byte[] key, long timestamp) {
-        long h = (key == null ? -1 : Arrays.hashCode(key)) * 0x9E3779B97F4A7C15L ^ timestamp;
+        long k = 0xcbf29ce484222325L;
+        if (key == null) {
+            k = ~k;
+        } else {
+            for (byte b : key) {
+                k = (k ^ (b & 0xff)) * 0x100000001b3L;
+            }
+        }
+        long h = k * 0x9E3779B97F4A7C15L ^ timestamp;
         // MurmurHash3's finalizer: spreads the bits over the buckets.
         h ^= h >>> 33;
         h *= 0xff51afd7ed558ccdL;

@@ -1,5 +1,6 @@
 package io.kfp.common.verify;
 
+import io.kfp.common.kafka.CommittedRanges;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,14 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Checks that a relay's output topic holds each record of its input topic exactly once, byte
@@ -63,7 +60,7 @@ public final class RelayVerifier {
             return new Range(null, null, null);
         }
 
-        /** Records with a timestamp in [since, until); either may be null: from the start, to the end. */
+        /** Records with a timestamp in [since, until), wherever they sit; either may be null: from the start, to the end. */
         public static Range between(Long sinceMs, Long untilMs) {
             return new Range(sinceMs, untilMs, null);
         }
@@ -95,29 +92,18 @@ public final class RelayVerifier {
     public Verdict verify(String from, Range fromRange, String to, Range toRange) {
         long started = System.nanoTime();
         Verdict.Builder verdict = new Verdict.Builder(from, to, examples);
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+        try (KafkaConsumer<byte[], byte[]> consumer = CommittedRanges.consumer(client, "kfp-verify")) {
             Map<TopicPartition, long[]> input = resolve(consumer, from, fromRange);
             Map<TopicPartition, long[]> output = resolve(consumer, to, toRange);
             long expected = span(input) + span(output);
             try (RecordMatcher matcher = new RecordMatcher(expected, bucketEntries, workDir, verdict)) {
                 verdict.buckets(matcher.buckets());
-                verdict.read(false, read(consumer, from, input, false, matcher));
-                verdict.read(true, read(consumer, to, output, true, matcher));
+                verdict.read(false, read(consumer, from, input, fromRange, false, matcher));
+                verdict.read(true, read(consumer, to, output, toRange, true, matcher));
                 matcher.match();
             }
         }
         return verdict.build(Duration.ofNanos(System.nanoTime() - started));
-    }
-
-    private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties props = new Properties();
-        props.putAll(client);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "kfp-verify");
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     /** The [start, end) offsets to read of each selected partition, ends no further than the last stable offset. */
@@ -140,7 +126,6 @@ public final class RelayVerifier {
         Map<TopicPartition, Long> beginning = consumer.beginningOffsets(partitions, Duration.ofSeconds(30));
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
         Map<TopicPartition, Long> since = range.sinceMs() == null ? null : times(consumer, partitions, range.sinceMs());
-        Map<TopicPartition, Long> until = range.untilMs() == null ? null : times(consumer, partitions, range.untilMs());
         Map<TopicPartition, long[]> resolved = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
             long stable = end.get(tp);
@@ -163,9 +148,7 @@ public final class RelayVerifier {
             if (since != null) {
                 start = Math.max(start, since.getOrDefault(tp, stable));
             }
-            if (until != null) {
-                stop = Math.min(stop, until.getOrDefault(tp, stable));
-            }
+
             resolved.put(tp, new long[] {start, Math.max(start, stop)});
         }
         return resolved;
@@ -188,48 +171,40 @@ public final class RelayVerifier {
         return ranges.values().stream().mapToLong(r -> r[1] - r[0]).sum();
     }
 
-    /** Reads each partition from its start to its end into the matcher; returns how many records were read. */
-    private long read(KafkaConsumer<byte[], byte[]> consumer, String topic, Map<TopicPartition, long[]> ranges, boolean output,
-            RecordMatcher matcher) {
+    /**
+     * Reads each partition from its start to its end into the matcher; returns how many records were
+     * read. A time range filters by timestamp too: within a partition timestamps need not grow with
+     * offsets (several producers, a relay's parallel writers), and a record belongs to the range by
+     * its timestamp wherever it sits. Its start offset is exact (the first offset with a timestamp at
+     * or after since); its end is the last stable offset, as a record before until may sit anywhere.
+     */
+    private long read(KafkaConsumer<byte[], byte[]> consumer, String topic, Map<TopicPartition, long[]> ranges, Range range,
+            boolean output, RecordMatcher matcher) {
         long started = System.nanoTime();
-        List<TopicPartition> pending = new ArrayList<>();
-        consumer.assign(ranges.keySet());
-        ranges.forEach((tp, r) -> {
-            consumer.seek(tp, r[0]);
-            if (r[0] < r[1]) {
-                pending.add(tp);
-            }
-        });
-        consumer.pause(ranges.keySet());
-        consumer.resume(pending);
-        long records = 0;
-        long lastProgress = System.nanoTime();
-        while (!pending.isEmpty()) {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                long end = ranges.get(new TopicPartition(r.topic(), r.partition()))[1];
-                if (r.offset() < end) {
+        long since = range.sinceMs() == null ? Long.MIN_VALUE : range.sinceMs();
+        long until = range.untilMs() == null ? Long.MAX_VALUE : range.untilMs();
+        long[] records = {0};
+        List<TopicPartition> unread;
+        try {
+            unread = CommittedRanges.read(consumer, ranges, STALL_TIMEOUT, r -> {
+                if (r.timestamp() >= since && r.timestamp() < until) {
                     matcher.add(output, r.partition(), r.offset(), r.key(), r.value(), r.headers(), r.timestamp());
-                    records++;
-                    lastProgress = System.nanoTime();
+                    records[0]++;
                 }
-            }
-            for (TopicPartition tp : List.copyOf(pending)) {
-                // A read_committed reader moves past transaction markers and aborted records too.
-                if (consumer.position(tp) >= ranges.get(tp)[1]) {
-                    pending.remove(tp);
-                    consumer.pause(List.of(tp));
-                }
-            }
-            if (!pending.isEmpty() && System.nanoTime() - lastProgress > STALL_TIMEOUT.toNanos()) {
-                throw new IllegalStateException("reading " + topic + " stood still for " + STALL_TIMEOUT.toSeconds() + " s at "
-                        + positions(consumer, pending) + " before the ends " + ends(ranges, pending) + ": is the broker up?");
-            }
+            });
+        } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException e) {
+            throw new IllegalStateException("records of " + topic + " were deleted while they were read (retention): "
+                    + e.offsetOutOfRangePartitions() + "; verify a range that is not about to expire (--since, --from-offsets)", e);
+        }
+        if (!unread.isEmpty()) {
+            throw new IllegalStateException("reading " + topic + " stood still for " + STALL_TIMEOUT.toSeconds() + " s at "
+                    + positions(consumer, unread) + " before the ends " + ends(ranges, unread) + ": is the broker up?");
         }
         if (progress != null) {
-            progress.printf(java.util.Locale.ROOT, "read %d records of %s (%d partitions) in %.1f s%n", records, topic, ranges.size(),
+            progress.printf(java.util.Locale.ROOT, "read %d records of %s (%d partitions) in %.1f s%n", records[0], topic, ranges.size(),
                     (System.nanoTime() - started) / 1e9);
         }
-        return records;
+        return records[0];
     }
 
     private static Map<Integer, Long> positions(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions) {
