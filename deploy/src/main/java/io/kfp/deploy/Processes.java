@@ -122,6 +122,12 @@ final class Processes {
                 process.destroyForcibly(); // never leave a process running that nothing tracks
                 throw e;
             }
+            // The JVM spawns through a helper that then execs the command: until it has, the PID's
+            // command line is the helper's, and running(name) would not know it. Started means tracked.
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            while (process.isAlive() && !mentionsRunDir(process.pid()) && System.nanoTime() < deadline) {
+                sleep(java.time.Duration.ofMillis(5));
+            }
             out.println("started " + name + " (pid " + process.pid() + ")");
         } catch (IOException e) {
             throw new KfpException("could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
