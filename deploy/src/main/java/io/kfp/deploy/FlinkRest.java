@@ -235,10 +235,11 @@ final class FlinkRest implements AutoCloseable {
                 || ExceptionUtils.findThrowable(t, org.apache.flink.util.concurrent.FutureUtils.RetryException.class).isPresent();
     }
 
-    private static String firstLine(Throwable t) {
+    /** The first line of what went wrong (a REST error's own message when there is one): for one-line reports. */
+    static String firstLine(Throwable t) {
         Throwable root = ExceptionUtils.findThrowable(t, org.apache.flink.runtime.rest.util.RestClientException.class)
                 .map(Throwable.class::cast).orElse(t);
-        String message = String.valueOf(root.getMessage());
+        String message = root.getMessage() == null ? root.toString() : root.getMessage();
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
     }

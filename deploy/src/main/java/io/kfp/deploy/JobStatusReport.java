@@ -68,7 +68,7 @@ final class JobStatusReport {
                 } catch (RuntimeException e) {
                     // One job's answer failing (a failover under way) must not cost the others their lines.
                     clusterAnswers = false;
-                    problem = "the JobManager did not describe " + jobName + ": " + firstLine(e);
+                    problem = "the JobManager did not describe " + jobName + ": " + FlinkRest.firstLine(e);
                 }
             }
         }
@@ -94,17 +94,11 @@ final class JobStatusReport {
                 problem = e.getMessage()
                         + (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException ? " (kfp topics create makes the jobs' topics)" : "");
             } catch (org.apache.kafka.common.KafkaException e) {
-                problem = "Kafka: " + firstLine(e);
+                problem = "Kafka: " + FlinkRest.firstLine(e);
             }
         }
         return new View(cluster == null ? System.currentTimeMillis() : cluster.atMs(), job.name(), jobName, clusterAnswers, cluster, group,
                 lag, prefix, transactions, problem);
-    }
-
-    private static String firstLine(Throwable e) {
-        String text = String.valueOf(e.getMessage() == null ? e : e.getMessage());
-        int newline = text.indexOf('\n');
-        return newline < 0 ? text : text.substring(0, newline);
     }
 
     private static OnCluster onCluster(FlinkRest rest, JobID id) {
