@@ -19,7 +19,7 @@ import org.apache.flink.metrics.Counter;
  * JVM-wide lock, so output of parallel subtasks never interleaves mid-line; the buffer is flushed
  * every {@code flushInterval}, at every checkpoint, at 64 KiB and at the end.
  */
-public final class ConsoleSink implements Sink<String> {
+public final class ConsoleSink implements Sink<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
@@ -45,7 +45,7 @@ public final class ConsoleSink implements Sink<String> {
     }
 
     @Override
-    public SinkWriter<String> createWriter(WriterInitContext context) throws IOException {
+    public SinkWriter<byte[]> createWriter(WriterInitContext context) throws IOException {
         return new Writer(
                 target.open(),
                 context.getProcessingTimeService(),
@@ -54,18 +54,19 @@ public final class ConsoleSink implements Sink<String> {
     }
 
     /** One per subtask; every method runs on the task's mailbox thread, timers included. */
-    static final class Writer implements SinkWriter<String> {
+    static final class Writer implements SinkWriter<byte[]> {
 
         /** Whole chunks of lines, one writer at a time, whatever stream each writer holds. */
         private static final Object PRINT_LOCK = new Object();
 
-        static final int MAX_BUFFERED_CHARS = 64 * 1024;
+        static final int MAX_BUFFERED_BYTES = 64 * 1024;
 
         private final OutputStream out;
         private final ProcessingTimeService time;
         private final long flushIntervalMs;
         private final Counter lines;
-        private final StringBuilder buffer = new StringBuilder(MAX_BUFFERED_CHARS + 1024);
+        /** Whole lines, as the bytes they are printed as. */
+        private final ByteLine buffer = new ByteLine(MAX_BUFFERED_BYTES + 1024);
         private ScheduledFuture<?> nextFlush;
         private boolean closed;
 
@@ -78,10 +79,10 @@ public final class ConsoleSink implements Sink<String> {
         }
 
         @Override
-        public void write(String line, Context context) throws IOException {
-            buffer.append(line).append('\n');
+        public void write(byte[] line, Context context) throws IOException {
+            buffer.append(line).append((byte) '\n');
             lines.inc();
-            if (buffer.length() >= MAX_BUFFERED_CHARS) {
+            if (buffer.length() >= MAX_BUFFERED_BYTES) {
                 print();
             }
         }
@@ -108,10 +109,9 @@ public final class ConsoleSink implements Sink<String> {
             if (buffer.length() == 0) {
                 return;
             }
-            byte[] chunk = buffer.toString().getBytes(StandardCharsets.UTF_8);
-            buffer.setLength(0);
             synchronized (PRINT_LOCK) {
-                out.write(chunk);
+                out.write(buffer.array(), 0, buffer.length());
+                buffer.clear();
                 out.flush();
                 // System.out is a PrintStream: it swallows IOExceptions and only remembers them.
                 // Going on would advance offsets past lines nobody ever saw.

@@ -1,13 +1,13 @@
 package io.kfp.sink;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
-/** Turns each Kafka record into its printed line right in the source: nothing else to carry. */
-final class FormattingDeserializer implements KafkaRecordDeserializationSchema<String> {
+/** Turns each Kafka record into its printed line, as UTF-8 bytes, right in the source: nothing else to carry. */
+final class FormattingDeserializer implements KafkaRecordDeserializationSchema<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
@@ -18,12 +18,12 @@ final class FormattingDeserializer implements KafkaRecordDeserializationSchema<S
     }
 
     @Override
-    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<String> out) {
+    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<byte[]> out) {
         out.collect(formatter.format(record));
     }
 
     @Override
-    public TypeInformation<String> getProducedType() {
-        return Types.STRING;
+    public TypeInformation<byte[]> getProducedType() {
+        return PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
     }
 }

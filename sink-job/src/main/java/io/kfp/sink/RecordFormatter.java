@@ -21,9 +21,11 @@ public final class RecordFormatter implements Serializable {
     private final boolean offset;
     private final boolean headers;
     private final boolean key;
-    private final String separator;
-    private final String nullLiteral;
+    private final byte[] separator;
+    private final byte[] nullLiteral;
     private final boolean valueOnly;
+    /** The line being built; one formatter per subtask, used by its task thread only. */
+    private transient ByteLine line;
 
     RecordFormatter(
             boolean timestamp,
@@ -38,8 +40,8 @@ public final class RecordFormatter implements Serializable {
         this.offset = offset;
         this.headers = headers;
         this.key = key;
-        this.separator = separator;
-        this.nullLiteral = nullLiteral;
+        this.separator = separator.getBytes(StandardCharsets.UTF_8);
+        this.nullLiteral = nullLiteral.getBytes(StandardCharsets.UTF_8);
         this.valueOnly = !timestamp && !partition && !offset && !headers && !key;
     }
 
@@ -54,36 +56,39 @@ public final class RecordFormatter implements Serializable {
                 config.get(ConsoleOptions.NULL_LITERAL));
     }
 
-    /** The line for {@code record}, without the line break. */
-    public String format(ConsumerRecord<byte[], byte[]> record) {
+    /** The line for {@code record} as UTF-8 bytes, without the line break. */
+    public byte[] format(ConsumerRecord<byte[], byte[]> record) {
         byte[] value = record.value();
         if (valueOnly && value != null && EscapedText.isPlain(value)) {
-            // The default output of plain text: the value's bytes are the line.
-            return new String(value, StandardCharsets.ISO_8859_1);
+            // The default output of plain text: the value's bytes are the line, not even copied.
+            return value;
         }
-        StringBuilder line = new StringBuilder(64 + (record.value() == null ? 0 : record.value().length));
+        if (line == null) {
+            line = new ByteLine(256);
+        }
+        line.clear();
         if (timestamp) {
-            String type = record.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:";
-            line.append(type).append(record.timestamp()).append(separator);
+            line.appendAscii(record.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:")
+                    .appendAscii(Long.toString(record.timestamp())).append(separator);
         }
         if (partition) {
-            line.append("Partition:").append(record.partition()).append(separator);
+            line.appendAscii("Partition:").appendAscii(Integer.toString(record.partition())).append(separator);
         }
         if (offset) {
-            line.append("Offset:").append(record.offset()).append(separator);
+            line.appendAscii("Offset:").appendAscii(Long.toString(record.offset())).append(separator);
         }
         if (headers) {
             Header[] all = record.headers().toArray();
             if (all.length == 0) {
-                line.append("NO_HEADERS");
+                line.appendAscii("NO_HEADERS");
             }
             for (int i = 0; i < all.length; i++) {
                 if (i > 0) {
-                    line.append(',');
+                    line.append((byte) ',');
                 }
                 // A header key is free text too: a line break in it must not split the record.
                 EscapedText.append(all[i].key().getBytes(StandardCharsets.UTF_8), line);
-                line.append(':');
+                line.append((byte) ':');
                 appendBytes(all[i].value(), line);
             }
             line.append(separator);
@@ -93,10 +98,10 @@ public final class RecordFormatter implements Serializable {
             line.append(separator);
         }
         appendBytes(record.value(), line);
-        return line.toString();
+        return line.toByteArray();
     }
 
-    private void appendBytes(byte[] bytes, StringBuilder line) {
+    private void appendBytes(byte[] bytes, ByteLine line) {
         if (bytes == null) {
             line.append(nullLiteral);
         } else {

@@ -38,10 +38,10 @@ public final class SinkJob {
                     .runner(config -> fromConfig(config).execute());
 
     private final ReadableConfig config;
-    private final Source<String, ?, ?> source;
-    private final Sink<String> sink;
+    private final Source<byte[], ?, ?> source;
+    private final Sink<byte[]> sink;
 
-    public SinkJob(ReadableConfig config, Source<String, ?, ?> source, Sink<String> sink) {
+    public SinkJob(ReadableConfig config, Source<byte[], ?, ?> source, Sink<byte[]> sink) {
         this.config = config;
         this.source = source;
         this.sink = sink;
@@ -56,7 +56,7 @@ public final class SinkJob {
     }
 
     /** Like {@link #fromConfig} but printing to {@code sink} (tests, the embedded pipeline). */
-    public static SinkJob fromConfig(ReadableConfig config, Sink<String> sink) {
+    public static SinkJob fromConfig(ReadableConfig config, Sink<byte[]> sink) {
         return new SinkJob(
                 config,
                 KafkaSourceFactory.create(config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),

@@ -55,8 +55,8 @@ class ConsoleWriterTest {
         SimpleCounter lines = new SimpleCounter();
         ConsoleSink.Writer writer = new ConsoleSink.Writer(out, time, 200, lines);
 
-        writer.write("one", null);
-        writer.write("two", null);
+        writer.write(utf8("one"), null);
+        writer.write(utf8("two"), null);
         assertThat(out.size()).as("buffered, not one write per record").isZero();
 
         time.advanceTo(1_199);
@@ -64,15 +64,15 @@ class ConsoleWriterTest {
         time.advanceTo(1_200);
         assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("one\ntwo\n");
 
-        writer.write("three", null);
+        writer.write(utf8("three"), null);
         time.advanceTo(1_400); // the timer re-arms itself
         assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("one\ntwo\nthree\n");
 
-        writer.write("four", null);
+        writer.write(utf8("four"), null);
         writer.flush(false); // checkpoint
         assertThat(out.toString(StandardCharsets.UTF_8)).endsWith("three\nfour\n");
 
-        writer.write("five", null);
+        writer.write(utf8("five"), null);
         writer.close();
         assertThat(out.toString(StandardCharsets.UTF_8)).endsWith("four\nfive\n");
         assertThat(lines.getCount()).isEqualTo(5);
@@ -84,7 +84,7 @@ class ConsoleWriterTest {
         ConsoleSink.Writer writer = new ConsoleSink.Writer(out, new ManualTime(), 200, new SimpleCounter());
         String line = "x".repeat(1023);
         for (int i = 0; i < 64; i++) {
-            writer.write(line, null);
+            writer.write(utf8(line), null);
         }
         assertThat(out.size()).isEqualTo(64 * 1024);
         writer.close();
@@ -119,7 +119,7 @@ class ConsoleWriterTest {
                     ConsoleSink.Writer writer = new ConsoleSink.Writer(unsynchronized, new ManualTime(), 200, new SimpleCounter());
                     start.await();
                     for (int i = 0; i < perWriter; i++) {
-                        writer.write("writer-" + id + "-line-" + i + "-" + "y".repeat(i % 50), null);
+                        writer.write(utf8("writer-" + id + "-line-" + i + "-" + "y".repeat(i % 50)), null);
                         if (i % 1000 == 0) {
                             writer.flush(false);
                         }
@@ -162,7 +162,7 @@ class ConsoleWriterTest {
         SimpleCounter lines = new SimpleCounter();
         ConsoleSink.Writer writer =
                 new ConsoleSink.Writer(new PrintStream(failing(), false, StandardCharsets.UTF_8), new ManualTime(), 200, lines);
-        writer.write("one", null);
+        writer.write(utf8("one"), null);
 
         assertThatThrownBy(() -> writer.flush(false))
                 .isInstanceOf(IOException.class)
@@ -173,8 +173,12 @@ class ConsoleWriterTest {
     @Test
     void anOutputStreamThatFailsFailsTheWriterWithItsOwnError() throws Exception {
         ConsoleSink.Writer writer = new ConsoleSink.Writer(failing(), new ManualTime(), 200, new SimpleCounter());
-        writer.write("one", null);
+        writer.write(utf8("one"), null);
 
         assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class).hasMessage("No space left on device");
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

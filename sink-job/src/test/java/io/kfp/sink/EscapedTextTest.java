@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 class EscapedTextTest {
 
     private static String escape(byte... bytes) {
-        StringBuilder out = new StringBuilder();
+        ByteLine out = new ByteLine(4);
         EscapedText.append(bytes, out);
-        return out.toString();
+        return new String(out.toByteArray(), StandardCharsets.UTF_8);
     }
 
     private static byte[] bytes(int... values) {
@@ -76,5 +76,48 @@ class EscapedTextTest {
         for (int i = 0; i < 256; i++) {
             assertThat(escape(bytes(i, 0xe2, i, 0x82))).doesNotContain("\n", "\r");
         }
+    }
+
+    @Test
+    void theLineGivesBackEveryByteItWasMadeFromAndIsItselfValidUtf8() {
+        java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 2_000; round++) {
+            byte[] bytes = new byte[random.nextInt(40)];
+            for (int i = 0; i < bytes.length; i++) {
+                // Mostly bytes around the UTF-8 boundaries, so valid and broken sequences mix.
+                int[] interesting = {0, '\n', '\\', 'x', 0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xe0, 0xe2, 0xed, 0xf0, 0xf4, 0xff};
+                bytes[i] = (byte) (random.nextBoolean() ? interesting[random.nextInt(interesting.length)] : random.nextInt(256));
+            }
+            ByteLine out = new ByteLine(1);
+            EscapedText.append(bytes, out);
+            byte[] line = out.toByteArray();
+            assertThat(io.kfp.common.text.Utf8.isWellFormed(line, 0, line.length)).as("printed as valid UTF-8").isTrue();
+            assertThat(line).as("one line").doesNotContain((byte) '\n', (byte) '\r');
+            assertThat(unescape(line)).as(java.util.HexFormat.of().formatHex(bytes)).containsExactly(bytes);
+        }
+    }
+
+    /** Reads a printed line back into the bytes it was made from: the escapes are unambiguous. */
+    private static byte[] unescape(byte[] line) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < line.length; i++) {
+            if (line[i] != '\\') {
+                out.write(line[i]);
+                continue;
+            }
+            char c = (char) line[++i];
+            switch (c) {
+                case 'n' -> out.write('\n');
+                case 'r' -> out.write('\r');
+                case 't' -> out.write('\t');
+                case '\\' -> out.write('\\');
+                case 'x' -> {
+                    out.write(Integer.parseInt(new String(line, i + 1, 2, StandardCharsets.US_ASCII), 16));
+                    i += 2;
+                }
+                default -> throw new AssertionError("unknown escape \\" + c);
+            }
+        }
+        return out.toByteArray();
     }
 }

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -58,7 +58,7 @@ class SinkJobTest {
         PRINTED.reset();
         ConsoleSink sink = new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200));
 
-        new SinkJob(config(), ListSource.of(lines, Types.STRING), sink).execute();
+        new SinkJob(config(), ListSource.of(utf8(lines), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink).execute();
 
         String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
@@ -68,7 +68,7 @@ class SinkJobTest {
     void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
         ConsoleSink sink = new ConsoleSink(
                 () -> new PrintStream(ConsoleWriterTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
-        SinkJob job = new SinkJob(config("--restart.strategy", "none"), ListSource.of(List.of("a", "b"), Types.STRING), sink);
+        SinkJob job = new SinkJob(config("--restart.strategy", "none"), ListSource.of(utf8(List.of("a", "b")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink);
 
         assertThatThrownBy(job::execute)
                 .rootCause()
@@ -91,5 +91,9 @@ class SinkJobTest {
         assertThat(bad.err())
                 .contains("console.print-keys", "did you mean 'console.print-key'?")
                 .contains("console.separator", "line break");
+    }
+
+    private static List<byte[]> utf8(List<String> lines) {
+        return lines.stream().map(l -> l.getBytes(StandardCharsets.UTF_8)).toList();
     }
 }
