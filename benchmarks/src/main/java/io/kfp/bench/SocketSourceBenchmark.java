@@ -164,14 +164,14 @@ public final class SocketSourceBenchmark {
     }
 
     /** Counts lines and stamps the time the last expected one arrived. */
-    static final class CountingSink implements Sink<String> {
+    static final class CountingSink<T> implements Sink<T> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public SinkWriter<String> createWriter(WriterInitContext context) {
+        public SinkWriter<T> createWriter(WriterInitContext context) {
             return new SinkWriter<>() {
                 @Override
-                public void write(String element, Context ctx) {
+                public void write(T element, Context ctx) {
                     if (COUNTED.incrementAndGet() == expectedLines) {
                         lastLineNanos = System.nanoTime();
                     }
@@ -208,12 +208,12 @@ public final class SocketSourceBenchmark {
                 list.add(new Endpoint(i == 0 ? "127.0.0.1" : "localhost", server.port()));
             }
             SocketSourceSettings settings = new SocketSourceSettings(list, new byte[] {'\n'}, "UTF-8",
-                    SocketSourceSettings.MalformedPolicy.REPLACE, 1024 * 1024, SocketSourceSettings.OversizedPolicy.SKIP,
+                    SocketSourceSettings.MalformedPolicy.KEEP, 1024 * 1024, SocketSourceSettings.OversizedPolicy.SKIP,
                     false, Duration.ofSeconds(5), 0, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO, true);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.fromSource(new SocketLineSource(settings), WatermarkStrategy.noWatermarks(), "socket")
                     .setParallelism(endpoints)
-                    .sinkTo(new CountingSink())
+                    .sinkTo(new CountingSink<>())
                     .setParallelism(endpoints);
             return run(server, lines * endpoints, env);
         }
@@ -223,7 +223,7 @@ public final class SocketSourceBenchmark {
     static double legacy(long lines) throws Exception {
         try (LineServer server = new LineServer(lines, 1)) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.socketTextStream("127.0.0.1", server.port()).sinkTo(new CountingSink());
+            env.socketTextStream("127.0.0.1", server.port()).sinkTo(new CountingSink<>());
             return run(server, lines, env);
         }
     }

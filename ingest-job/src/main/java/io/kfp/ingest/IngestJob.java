@@ -16,7 +16,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Socket text lines -> Kafka topic. At-least-once by default: a socket cannot replay, so lines
+ * Socket text lines -> Kafka topic, each line's bytes as they came (see {@code ingest.malformed}). At-least-once by default: a socket cannot replay, so lines
  * received after the last completed checkpoint are lost on a failure whatever the sink does;
  * exactly-once would additionally hide every line until its checkpoint commits.
  */
@@ -37,10 +37,10 @@ public final class IngestJob {
                     .runner(config -> fromConfig(config).execute());
 
     private final ReadableConfig config;
-    private final Source<String, ?, ?> source;
-    private final Sink<String> sink;
+    private final Source<byte[], ?, ?> source;
+    private final Sink<byte[]> sink;
 
-    public IngestJob(ReadableConfig config, Source<String, ?, ?> source, Sink<String> sink) {
+    public IngestJob(ReadableConfig config, Source<byte[], ?, ?> source, Sink<byte[]> sink) {
         this.config = config;
         this.source = source;
         this.sink = sink;

@@ -59,16 +59,30 @@ public final class IngestOptions implements OptionGroup {
                                     + " trailing \\r is stripped, so CRLF input works.");
 
     public static final ConfigOption<String> CHARSET =
-            key("ingest.charset").stringType().defaultValue("UTF-8").withDescription("Charset of the incoming bytes.");
+            key("ingest.charset")
+                    .stringType()
+                    .defaultValue("UTF-8")
+                    .withDescription(
+                            "Charset of the incoming bytes; ASCII-compatible, as lines are cut on"
+                                    + " bytes. A line valid in it is written as UTF-8: with UTF-8 its"
+                                    + " bytes as they are, with another charset re-encoded. With UTF-8"
+                                    + " a byte order mark (EF BB BF) at the start of a connection is"
+                                    + " dropped (it marks the encoding, it is not text; anywhere else"
+                                    + " it is kept). A peer that starts with a UTF-16 or UTF-32 byte"
+                                    + " order mark (FF FE, FE FF) is refused: its connection is closed"
+                                    + " with a message saying how to send UTF-8, counted in"
+                                    + " refusedConnections and retried as a failed connection.");
 
     public static final ConfigOption<SocketSourceSettings.MalformedPolicy> MALFORMED =
             key("ingest.malformed")
                     .enumType(SocketSourceSettings.MalformedPolicy.class)
-                    .defaultValue(SocketSourceSettings.MalformedPolicy.REPLACE)
+                    .defaultValue(SocketSourceSettings.MalformedPolicy.KEEP)
                     .withDescription(
-                            "Bytes not valid in the charset: replace them with U+FFFD and keep the"
-                                    + " line, or reject (drop) the line. Either way counted in"
-                                    + " malformedLines and logged.");
+                            "A line not valid in the charset: keep its bytes as they are (as"
+                                    + " Kafka's console producer does; the sink prints the bad bytes"
+                                    + " as \\xNN), replace the bad bytes with U+FFFD, or reject"
+                                    + " (drop) the line. Either way counted in malformedLines and"
+                                    + " logged.");
 
     public static final ConfigOption<MemorySize> MAX_LINE_LENGTH =
             key("ingest.max-line-length")
@@ -105,9 +119,9 @@ public final class IngestOptions implements OptionGroup {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Unset: records have no key. Set (e.g. ':'): the text before its first"
-                                    + " occurrence is the key and the rest the value; lines without"
-                                    + " it get no key.");
+                            "Unset: records have no key. Set (e.g. ':'): the bytes before its first"
+                                    + " occurrence (found as UTF-8 in the record's bytes) are the key and"
+                                    + " the rest the value; lines without it get no key.");
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT =
             key("ingest.connect-timeout")

@@ -2,39 +2,52 @@ package io.kfp.ingest;
 
 import io.kfp.common.kafka.OutgoingRecord;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * A line as a Kafka record, UTF-8 encoded: the whole line as value and no key, or, with a key
- * delimiter, the text before its first occurrence as key and the rest as value.
+ * A line as a Kafka record: its bytes as value and no key, or, with a key delimiter, the bytes
+ * before the delimiter's first occurrence (its UTF-8 bytes, found on the line's bytes) as key and
+ * the rest as value. A line without the delimiter gets no key.
  */
-final class LineRecord implements OutgoingRecord<String> {
+final class LineRecord implements OutgoingRecord<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
-    private final String keyDelimiter;
+    private final byte[] keyDelimiter;
 
     /** @param keyDelimiter {@code null} for records without key */
     LineRecord(String keyDelimiter) {
-        this.keyDelimiter = keyDelimiter;
+        this.keyDelimiter = keyDelimiter == null ? null : keyDelimiter.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
-    public byte[] key(String line) {
+    public byte[] key(byte[] line) {
         if (keyDelimiter == null) {
             return null;
         }
-        int at = line.indexOf(keyDelimiter);
-        return at < 0 ? null : line.substring(0, at).getBytes(StandardCharsets.UTF_8);
+        int at = indexOf(line, keyDelimiter);
+        return at < 0 ? null : Arrays.copyOfRange(line, 0, at);
     }
 
     @Override
-    public byte[] value(String line) {
+    public byte[] value(byte[] line) {
         if (keyDelimiter != null) {
-            int at = line.indexOf(keyDelimiter);
+            int at = indexOf(line, keyDelimiter);
             if (at >= 0) {
-                return line.substring(at + keyDelimiter.length()).getBytes(StandardCharsets.UTF_8);
+                return Arrays.copyOfRange(line, at + keyDelimiter.length, line.length);
             }
         }
-        return line.getBytes(StandardCharsets.UTF_8);
+        return line;
+    }
+
+    /** Where {@code pattern} first occurs in {@code bytes}, or -1. */
+    static int indexOf(byte[] bytes, byte[] pattern) {
+        byte first = pattern[0];
+        for (int i = 0, last = bytes.length - pattern.length; i <= last; i++) {
+            if (bytes[i] == first && Arrays.equals(bytes, i, i + pattern.length, pattern, 0, pattern.length)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

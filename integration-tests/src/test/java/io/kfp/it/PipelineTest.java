@@ -175,6 +175,9 @@ class PipelineTest {
         payload.write("x".repeat(200 * 1024).getBytes(StandardCharsets.UTF_8)); // an endless line: 200x the limit
         payload.write("\n\nafter-empty\n".getBytes(StandardCharsets.UTF_8));
         payload.write(new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe, '\n'});
+        byte[] notUtf8 = {(byte) 0xff, (byte) 0xfe, ' ', '.', '.', '.', ' ', (byte) 0xc3, '('};
+        payload.write(notUtf8);
+        payload.write('\n');
         payload.write(new byte[] {0, 1, 2, 3, '\n'});
         payload.write("last\n".getBytes(StandardCharsets.UTF_8));
         byte[] binary = {(byte) 0xc3, 0x28, 0, (byte) 0xff, '\n', (byte) 0x80};
@@ -187,29 +190,39 @@ class PipelineTest {
             // Binary records produced straight to topic A must be relayed byte for byte.
             Topics.produce(KAFKA.bootstrapServers(), List.of(new ProducerRecord<>("p6-a", 0, null, "bin".getBytes(StandardCharsets.UTF_8), binary)));
 
-            List<String> expected = List.of("before", "", "after-empty", "bad\uFFFD\uFFFD", "\u0000\u0001\u0002\u0003", "last");
+            // Lines that are not UTF-8 keep their bytes (ingest.malformed=keep, the default).
+            List<String> expected = hex(List.of(utf8("before"), utf8(""), utf8("after-empty"),
+                    new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe}, notUtf8, new byte[] {0, 1, 2, 3}, utf8("last")));
             Conditions.await("good lines and the binary record in topic B", Duration.ofMinutes(2),
                     () -> values("p6-b").size() >= expected.size() + 1);
 
             List<ConsumerRecord<byte[], byte[]>> out = Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
-            List<String> text = new ArrayList<>();
+            List<byte[]> lines = new ArrayList<>();
             byte[] relayedBinary = null;
             for (ConsumerRecord<byte[], byte[]> r : out) {
                 if (r.key() != null && new String(r.key(), StandardCharsets.UTF_8).equals("bin")) {
                     relayedBinary = r.value();
                 } else {
-                    text.add(new String(r.value(), StandardCharsets.UTF_8));
+                    lines.add(r.value());
                 }
             }
-            assertThat(text).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(hex(lines)).as("the lines' bytes, as they were sent").containsExactlyInAnyOrderElementsOf(expected);
             assertThat(relayedBinary).as("binary record, byte for byte").isEqualTo(binary);
-            Conditions.await("the sink to print the escaped binary record", Duration.ofMinutes(1),
-                    () -> printedLines().contains("\\xc3(\\x00\\xff\\n\\x80"));
+            Conditions.await("the sink to print the escaped binary record and the lines that are not UTF-8", Duration.ofMinutes(1),
+                    () -> printedLines().containsAll(List.of("\\xc3(\\x00\\xff\\n\\x80", "bad\\xff\\xfe", "\\xff\\xfe ... \\xc3(")));
 
             assertThat(oversizedLinesSkipped(cluster.getWebInterfaceURL(), jobs.get(2))).isEqualTo(1);
         } finally {
             done.countDown();
         }
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> hex(List<byte[]> values) {
+        return values.stream().map(java.util.HexFormat.of()::formatHex).toList();
     }
 
     /** The ingest source's counter, read through the cluster's REST API as an operator would. */

@@ -14,6 +14,8 @@ final class EndpointMetrics {
     final Counter reconnects;
     /** Fragments left when a connection ended mid-line (broken, closed, dead, or idle too long). */
     final Counter unfinishedLinesDropped;
+    /** Connections closed because the peer sends UTF-16 or UTF-32 (see {@link ByteOrderMark}). */
+    final Counter refusedConnections;
 
     EndpointMetrics(MetricGroup readerGroup, Endpoint endpoint) {
         MetricGroup group = readerGroup.addGroup("endpoint", endpoint.toString());
@@ -24,5 +26,6 @@ final class EndpointMetrics {
         emptyLinesDropped = group.counter("emptyLinesDropped");
         reconnects = group.counter("reconnects");
         unfinishedLinesDropped = group.counter("unfinishedLinesDropped");
+        refusedConnections = group.counter("refusedConnections");
     }
 }

@@ -4,7 +4,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.Comparator;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -15,13 +15,13 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Text lines from one or more TCP endpoints (this source connects as a client, like {@code
+ * Lines, as the bytes of their records, from one or more TCP endpoints (this source connects as a client, like {@code
  * socketTextStream}), built on the FLIP-27 source API: one split per endpoint, read in parallel
  * by up to one reader per endpoint, bounded memory whatever the peer sends, reconnects with
  * backoff, and the endpoint (not a position: a socket cannot replay) as checkpointed state.
  */
 public final class SocketLineSource
-        implements Source<String, SocketSplit, Set<SocketSplit>>, ResultTypeQueryable<String> {
+        implements Source<byte[], SocketSplit, Set<SocketSplit>>, ResultTypeQueryable<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
@@ -52,7 +52,7 @@ public final class SocketLineSource
     }
 
     @Override
-    public SourceReader<String, SocketSplit> createReader(SourceReaderContext context) {
+    public SourceReader<byte[], SocketSplit> createReader(SourceReaderContext context) {
         return new SocketSourceReader(settings, context);
     }
 
@@ -67,7 +67,7 @@ public final class SocketLineSource
     }
 
     @Override
-    public TypeInformation<String> getProducedType() {
-        return Types.STRING;
+    public TypeInformation<byte[]> getProducedType() {
+        return PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
     }
 }

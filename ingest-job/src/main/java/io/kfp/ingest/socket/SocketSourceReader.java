@@ -14,7 +14,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
  * Runs one fetcher thread per endpoint assigned to this subtask and emits their lines with the
  * time they entered Flink as timestamp (ingestion time).
  */
-final class SocketSourceReader extends SourceReaderBase<String, String, SocketSplit, SocketSplit> {
+final class SocketSourceReader extends SourceReaderBase<byte[], byte[], SocketSplit, SocketSplit> {
 
     SocketSourceReader(SocketSourceSettings settings, SourceReaderContext context) {
         super(
@@ -40,16 +40,16 @@ final class SocketSourceReader extends SourceReaderBase<String, String, SocketSp
     }
 
     /** Blocking socket reads are simplest with one thread per connection. */
-    private static final class FetcherPerSplit extends SplitFetcherManager<String, SocketSplit> {
+    private static final class FetcherPerSplit extends SplitFetcherManager<byte[], SocketSplit> {
 
-        FetcherPerSplit(Supplier<SplitReader<String, SocketSplit>> readers, Configuration config) {
+        FetcherPerSplit(Supplier<SplitReader<byte[], SocketSplit>> readers, Configuration config) {
             super(readers, config);
         }
 
         @Override
         public void addSplits(List<SocketSplit> splits) {
             for (SocketSplit split : splits) {
-                SplitFetcher<String, SocketSplit> fetcher = createSplitFetcher();
+                SplitFetcher<byte[], SocketSplit> fetcher = createSplitFetcher();
                 fetcher.addSplits(List.of(split));
                 startFetcher(fetcher);
             }

@@ -28,9 +28,11 @@ public record SocketSourceSettings(
         boolean bounded)
         implements Serializable {
 
-    /** What to do with bytes that are not valid in the charset. */
+    /** What to do with a line whose bytes are not valid in the charset. */
     public enum MalformedPolicy {
-        /** Replace them with U+FFFD and keep the line (counted). */
+        /** Keep the line's bytes as they are (counted). */
+        KEEP("keep"),
+        /** Replace the bad bytes with U+FFFD and keep the line (counted). */
         REPLACE("replace"),
         /** Drop the whole line (counted, logged). */
         REJECT("reject");

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * it is full, so it stops reading; the kernel's socket buffer fills and TCP flow control stops
  * the sender. Memory per endpoint is bounded by the read buffer, the queue and one line.
  */
-final class SocketSplitReader implements SplitReader<String, SocketSplit> {
+final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketSplitReader.class);
 
@@ -42,11 +43,16 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
     private final Function<Endpoint, EndpointMetrics> metricsFactory;
     private final byte[] buffer = new byte[READ_BUFFER];
     private final Object wakeLock = new Object();
-    private final LineDecoder decoder;
+    private final LineBytes lineBytes;
+    private final boolean utf8;
 
     private SocketSplit split;
     private EndpointMetrics metrics;
     private LineSplitter splitter;
+    /** The first bytes of the current connection, held until it is clear whether they are a byte order mark. */
+    private final byte[] head = new byte[3];
+    /** How many bytes {@link #head} holds; -1 once the connection's start is decided. */
+    private int headLength = -1;
     private Socket socket;
     private InputStream in;
     private boolean everConnected;
@@ -59,23 +65,26 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
     private final RateLimitedWarning oversizedWarning = new RateLimitedWarning();
     private final RateLimitedWarning malformedWarning = new RateLimitedWarning();
     private final RateLimitedWarning connectWarning = new RateLimitedWarning();
+    private final RateLimitedWarning encodingWarning = new RateLimitedWarning();
 
     SocketSplitReader(SocketSourceSettings settings, Function<Endpoint, EndpointMetrics> metricsFactory) {
         this.settings = settings;
         this.metricsFactory = metricsFactory;
-        this.decoder = new LineDecoder(Charset.forName(settings.charset()), settings.malformed());
+        Charset charset = Charset.forName(settings.charset());
+        this.lineBytes = new LineBytes(charset, settings.malformed());
+        this.utf8 = charset.equals(StandardCharsets.UTF_8);
     }
 
     @Override
-    public RecordsWithSplitIds<String> fetch() throws IOException {
-        RecordsBySplits.Builder<String> batch = new RecordsBySplits.Builder<>();
+    public RecordsWithSplitIds<byte[]> fetch() throws IOException {
+        RecordsBySplits.Builder<byte[]> batch = new RecordsBySplits.Builder<>();
         if (split == null || closed) {
             return batch.build();
         }
         if (socket == null && !connect()) {
             return batch.build();
         }
-        List<String> lines = new ArrayList<>();
+        List<byte[]> lines = new ArrayList<>();
         LineSplitter.Lines sink = new BatchLines(lines);
         int n;
         try {
@@ -113,6 +122,10 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
             return batch.build();
         }
         if (n < 0) {
+            if (headLength > 0) {
+                splitter.feed(head, 0, headLength, sink); // one or two bytes that began no mark
+            }
+            headLength = -1;
             if (settings.bounded()) {
                 // A file's last line needs no delimiter.
                 splitter.finish(sink);
@@ -136,13 +149,69 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
         } else {
             metrics.bytes.inc(n);
             lastDataNanos = System.nanoTime();
+            int from = headLength < 0 ? 0 : connectionStart(n, sink);
+            if (from < 0) {
+                batch.addAll(split, lines);
+                return batch.build();
+            }
             // Retries count again only once data flowed: a peer that accepts and hangs up at
             // once must not be reconnected to in a tight loop for ever.
             failedAttempts = 0;
-            splitter.feed(buffer, 0, n, sink);
+            splitter.feed(buffer, from, n - from, sink);
         }
         batch.addAll(split, lines);
         return batch.build();
+    }
+
+    /**
+     * The first bytes of a connection: held until they are known not to be a byte order mark, then
+     * fed; a UTF-8 mark dropped (with the UTF-8 charset); UTF-16 or UTF-32 refused. Returns where in
+     * {@link #buffer} the line bytes go on, or -1 when nothing more of it is to be fed now.
+     */
+    private int connectionStart(int n, LineSplitter.Lines sink) throws IOException {
+        int take = Math.min(n, head.length - headLength);
+        System.arraycopy(buffer, 0, head, headLength, take);
+        headLength += take;
+        ByteOrderMark mark = ByteOrderMark.of(head, headLength);
+        switch (mark) {
+            case UNDECIDED -> {
+                return -1; // every byte read is in head (fewer than three so far)
+            }
+            case UTF_16_OR_32 -> {
+                refuse(mark);
+                return -1;
+            }
+            case UTF_8 -> {
+                if (!utf8) {
+                    splitter.feed(head, 0, headLength, sink); // text in another charset
+                }
+            }
+            case NONE -> splitter.feed(head, 0, headLength, sink);
+            default -> throw new IllegalStateException(mark.name());
+        }
+        headLength = -1;
+        return take;
+    }
+
+    /** Closes a connection whose peer sends UTF-16 or UTF-32: as ASCII-compatible lines its input would be garbled. */
+    private void refuse(ByteOrderMark mark) throws IOException {
+        String why = split.endpoint() + " sends UTF-16 or UTF-32 (the connection began with the byte order mark "
+                + mark.hex(head) + "), but ingest-job cuts lines in " + settings.charset()
+                + " (ingest.charset, which must be ASCII-compatible): every character would arrive with NUL bytes."
+                + " Have the sender write UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE, or PowerShell's -Encoding utf8)";
+        headLength = -1;
+        splitter.discard();
+        closeSocket();
+        metrics.refusedConnections.inc();
+        failedAttempts++;
+        int maxRetries = settings.maxRetries();
+        if (settings.bounded() || maxRetries >= 0 && failedAttempts > maxRetries) {
+            throw new IOException(why + (settings.bounded() ? "." : "; refused " + failedAttempts
+                    + (failedAttempts == 1 ? " connection" : " connections") + " (ingest.max-retries=" + maxRetries + ")."));
+        }
+        long delayMs = backoffMs(failedAttempts);
+        nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+        encodingWarning.warn("{}; closed the connection, trying again in {} ms.", why, delayMs);
     }
 
     /** Connects if it is time to; false while waiting for the next attempt. */
@@ -191,6 +260,7 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
         socket = candidate;
         in = candidate.getInputStream();
         splitter = new LineSplitter(settings.delimiter(), settings.maxLineLength(), settings.stripCarriageReturn());
+        headLength = 0;
         if (everConnected) {
             metrics.reconnects.inc();
         }
@@ -220,7 +290,8 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
 
     /** Drops the line the connection ended in the middle of, and counts it; returns its bytes. */
     private long dropUnfinishedLine() {
-        long dropped = splitter.discard();
+        long dropped = splitter.discard() + Math.max(0, headLength); // with the one or two bytes that might have begun a mark
+        headLength = -1;
         if (dropped > 0) {
             metrics.unfinishedLinesDropped.inc();
         }
@@ -304,11 +375,11 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
         }
     }
 
-    /** Decodes, filters and counts complete lines into the current batch. */
+    /** Filters, checks and counts complete lines into the current batch. */
     private final class BatchLines implements LineSplitter.Lines {
-        private final List<String> lines;
+        private final List<byte[]> lines;
 
-        BatchLines(List<String> lines) {
+        BatchLines(List<byte[]> lines) {
             this.lines = lines;
         }
 
@@ -318,19 +389,23 @@ final class SocketSplitReader implements SplitReader<String, SocketSplit> {
                 metrics.emptyLinesDropped.inc();
                 return;
             }
-            LineDecoder.Decoded decoded = decoder.decode(bytes, offset, length);
-            if (decoded.malformed()) {
+            LineBytes.Line line = lineBytes.line(bytes, offset, length);
+            if (line.malformed()) {
                 metrics.malformedLines.inc();
                 malformedWarning.warn(
                         "A line from {} is not valid {} ({} bytes); {}.",
                         split.endpoint(), settings.charset(), length,
-                        decoded.text() == null ? "dropped it (ingest.malformed=reject)" : "replaced the bad bytes with U+FFFD");
-                if (decoded.text() == null) {
+                        switch (settings.malformed()) {
+                            case KEEP -> "kept its bytes as they are (ingest.malformed=keep)";
+                            case REPLACE -> "replaced the bad bytes with U+FFFD (ingest.malformed=replace)";
+                            case REJECT -> "dropped it (ingest.malformed=reject)";
+                        });
+                if (line.bytes() == null) {
                     return;
                 }
             }
             metrics.lines.inc();
-            lines.add(decoded.text());
+            lines.add(line.bytes());
         }
 
         @Override

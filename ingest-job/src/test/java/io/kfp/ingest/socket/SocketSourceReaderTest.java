@@ -51,7 +51,7 @@ class SocketSourceReaderTest {
 
             List<SocketSplit> checkpoint;
             List<String> before = new ArrayList<>();
-            try (SourceReader<String, SocketSplit> reader = source.createReader(new ReaderContext())) {
+            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(new SocketSplit(0, Endpoint.parse(server.endpoint()))));
                 poll(reader, before, 2);
@@ -65,7 +65,7 @@ class SocketSourceReaderTest {
             SocketSplit restored = source.getSplitSerializer().deserialize(source.getSplitSerializer().getVersion(), serialized);
 
             List<String> after = new ArrayList<>();
-            try (SourceReader<String, SocketSplit> reader = source.createReader(new ReaderContext())) {
+            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(restored));
                 poll(reader, after, 1);
@@ -91,7 +91,7 @@ class SocketSourceReaderTest {
             });
             SocketLineSource source = new SocketLineSource(
                     SocketSplitReaderTest.settings(server.endpoint(), 1024, false, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false));
-            try (SourceReader<String, SocketSplit> reader = source.createReader(new ReaderContext())) {
+            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(new SocketSplit(0, Endpoint.parse(server.endpoint()))));
                 // Never polled: the fetcher fills its small queue and blocks, the kernel buffers
@@ -142,7 +142,7 @@ class SocketSourceReaderTest {
         assertThat(enumerator.snapshotState(3L)).isEmpty();
     }
 
-    private static void poll(SourceReader<String, SocketSplit> reader, List<String> out, int count) throws Exception {
+    private static void poll(SourceReader<byte[], SocketSplit> reader, List<String> out, int count) throws Exception {
         Output output = new Output(out);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (out.size() < count && System.nanoTime() < deadline) {
@@ -152,16 +152,16 @@ class SocketSourceReaderTest {
     }
 
     /** Collects what the reader emits; every line carries an ingestion-time timestamp. */
-    private record Output(List<String> lines) implements ReaderOutput<String> {
+    private record Output(List<String> lines) implements ReaderOutput<byte[]> {
         @Override
-        public void collect(String record) {
+        public void collect(byte[] record) {
             throw new AssertionError("lines must carry a timestamp");
         }
 
         @Override
-        public void collect(String record, long timestamp) {
+        public void collect(byte[] record, long timestamp) {
             assertThat(timestamp).isPositive();
-            lines.add(record);
+            lines.add(new String(record, java.nio.charset.StandardCharsets.UTF_8));
         }
 
         @Override
@@ -174,7 +174,7 @@ class SocketSourceReaderTest {
         public void markActive() {}
 
         @Override
-        public SourceOutput<String> createOutputForSplit(String splitId) {
+        public SourceOutput<byte[]> createOutputForSplit(String splitId) {
             return this;
         }
 

@@ -68,14 +68,19 @@ class SocketSplitReaderTest {
         return server;
     }
 
-    /** Fetches until {@code count} lines arrived or the split finished; fails after 20 s. */
+    /** Fetches until {@code count} lines arrived or the split finished, as UTF-8 text; fails after 20 s. */
     private static List<String> read(SocketSplitReader reader, int count, boolean[] finished) throws IOException {
-        List<String> lines = new ArrayList<>();
+        return readBytes(reader, count, finished).stream().map(b -> new String(b, StandardCharsets.UTF_8)).toList();
+    }
+
+    /** Fetches until {@code count} records arrived or the split finished; fails after 20 s. */
+    static List<byte[]> readBytes(SocketSplitReader reader, int count, boolean[] finished) throws IOException {
+        List<byte[]> lines = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (lines.size() < count && System.nanoTime() < deadline) {
-            RecordsWithSplitIds<String> batch = reader.fetch();
+            RecordsWithSplitIds<byte[]> batch = reader.fetch();
             for (String split = batch.nextSplit(); split != null; split = batch.nextSplit()) {
-                for (String line = batch.nextRecordFromSplit(); line != null; line = batch.nextRecordFromSplit()) {
+                for (byte[] line = batch.nextRecordFromSplit(); line != null; line = batch.nextRecordFromSplit()) {
                     lines.add(line);
                 }
             }
@@ -126,6 +131,93 @@ class SocketSplitReaderTest {
         assertThat(read(reader(settings(rejecting.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.REJECT, false)), 10, finished))
                 .containsExactly("ok", "cé");
         assertThat(metrics.malformedLines.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void byDefaultEveryLineKeepsItsBytesAsTheyAreEvenWhenNotUtf8() throws Exception {
+        // Every byte value but the delimiter, then invalid UTF-8 (a lone continuation, a truncated
+        // sequence, an overlong '/', a surrogate), then CRLF: the record bytes are the line bytes.
+        java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        List<byte[]> expected = new ArrayList<>();
+        byte[] everyByte = new byte[255];
+        for (int b = 0, i = 0; b < 256; b++) {
+            if (b != '\n') {
+                everyByte[i++] = (byte) b;
+            }
+        }
+        expected.add(everyByte);
+        expected.add(new byte[] {(byte) 0xff, (byte) 0xfe, ' ', 'x', ' ', (byte) 0xc3, '('});
+        expected.add(new byte[] {(byte) 0x80, 'a', (byte) 0xe2, (byte) 0x82, 'b', (byte) 0xc0, (byte) 0xaf, (byte) 0xed, (byte) 0xa0, (byte) 0x80});
+        expected.add("caf\u00e9 \u20ac \ud83d\ude00".getBytes(StandardCharsets.UTF_8));
+        expected.add(new byte[0]);
+        for (byte[] line : expected) {
+            sent.write(line);
+            sent.write('\n');
+        }
+        sent.write("crlf\r\n".getBytes(StandardCharsets.US_ASCII));
+        expected.add("crlf".getBytes(StandardCharsets.US_ASCII));
+        // everyByte ends with \xff: no \r is stripped from it. One that does end with \r loses it (CRLF).
+        LineServer server = server().then(sendBytes(sent.toByteArray()));
+        boolean[] finished = {false};
+        List<byte[]> lines = readBytes(reader(settings(server.endpoint(), 1000, true, 0, SocketSourceSettings.MalformedPolicy.KEEP, false)), 10, finished);
+        assertThat(lines).hasSize(expected.size());
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(lines.get(i)).as("line " + i).containsExactly(expected.get(i));
+        }
+        assertThat(metrics.malformedLines.getCount()).as("the lines that are not UTF-8, kept but counted").isEqualTo(3);
+        assertThat(metrics.lines.getCount()).isEqualTo(expected.size());
+    }
+
+    @Test
+    void aUtf8ByteOrderMarkAtTheStartOfAConnectionIsDroppedAnywhereElseKept() throws Exception {
+        byte[] bom = {(byte) 0xef, (byte) 0xbb, (byte) 0xbf};
+        java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        sent.write(bom);
+        sent.write("key:first\n".getBytes(StandardCharsets.UTF_8));
+        sent.write(bom);
+        sent.write("second\n".getBytes(StandardCharsets.UTF_8));
+        // Sent a byte at a time: the mark is recognised across reads too.
+        LineServer server = server().then(out -> {
+            for (byte b : sent.toByteArray()) {
+                out.write(b);
+                out.flush();
+            }
+        });
+        boolean[] finished = {false};
+        assertThat(read(reader(settings(server.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.KEEP, false)), 10, finished))
+                .containsExactly("key:first", "\ufeffsecond");
+        assertThat(metrics.malformedLines.getCount()).isZero();
+
+        // One or two bytes that only begin like a mark are the line's.
+        LineServer short1 = server().then(sendBytes(new byte[] {(byte) 0xef, (byte) 0xbb}));
+        assertThat(readBytes(reader(settings(short1.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.KEEP, false)), 10, finished))
+                .singleElement().satisfies(line -> assertThat(line).containsExactly(0xef, 0xbb));
+        LineServer short2 = server().then(sendBytes(new byte[] {(byte) 0xef, 'x', '\n'}));
+        assertThat(readBytes(reader(settings(short2.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.KEEP, false)), 10, finished))
+                .singleElement().satisfies(line -> assertThat(line).containsExactly(0xef, 'x'));
+    }
+
+    @Test
+    void aPeerSendingUtf16IsRefusedWithAMessageSayingHowToSendUtf8() throws Exception {
+        byte[] utf16 = "\ufeffhello\n".getBytes(java.nio.charset.Charset.forName("UTF-16LE"));
+        LineServer bounded = server().then(sendBytes(utf16));
+        assertThatThrownBy(() -> readBytes(reader(settings(bounded.endpoint(), 100, true, 0, SocketSourceSettings.MalformedPolicy.KEEP, false)), 10, new boolean[1]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("sends UTF-16 or UTF-32 (the connection began with the byte order mark FF FE)")
+                .hasMessageContaining("ingest.charset")
+                .hasMessageContaining("iconv -f UTF-16 -t UTF-8");
+        assertThat(metrics.refusedConnections.getCount()).isEqualTo(1);
+        assertThat(metrics.lines.getCount()).as("no garbled line reached Kafka").isZero();
+
+        // Unbounded: each connection refused is a failed attempt; after ingest.max-retries the job fails.
+        byte[] utf16be = "\ufeffhi\n".getBytes(java.nio.charset.Charset.forName("UTF-16BE"));
+        LineServer endless = server().then(sendBytes(utf16be)).then(sendBytes(utf16be));
+        SocketSplitReader reader = reader(settings(endless.endpoint(), 100, false, 1, SocketSourceSettings.MalformedPolicy.KEEP, false));
+        assertThatThrownBy(() -> readBytes(reader, 10, new boolean[1]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("byte order mark FE FF")
+                .hasMessageContaining("refused 2 connections (ingest.max-retries=1)");
+        assertThat(metrics.lines.getCount()).isZero();
     }
 
     @Test
