@@ -176,8 +176,7 @@ final class FlinkCluster {
         }
         out.println("waiting for " + (jobManagerHosts().size() == 1 ? "the JobManager" : "the JobManagers") + " to answer ...");
         for (Topology.Host host : jobManagerHosts()) {
-            processes(host).awaitPort(KfpSettings.address(host), settings.restPort(), "the JobManager" + on(host), JOBMANAGER,
-                    log(host, JOBMANAGER, ".out"), Duration.ofSeconds(90));
+            awaitJobManager(host, Duration.ofSeconds(90));
         }
         for (int n = 1; n <= initialTaskManagers(); n++) {
             startTaskManager(n);
@@ -302,6 +301,12 @@ final class FlinkCluster {
         command.addAll(List.of("--configDir", confDir(host).toString()));
         command.addAll(words(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
         processes(host).start(JOBMANAGER, log(host, JOBMANAGER, ".out"), command, settings.hostRun(host), environment());
+    }
+
+    /** Waits until the JobManager on {@code host} (the leader or a standby) opens its REST port. */
+    void awaitJobManager(Topology.Host host, Duration timeout) {
+        processes(host).awaitPort(KfpSettings.address(host), settings.restPort(), "the JobManager" + on(host), JOBMANAGER,
+                log(host, JOBMANAGER, ".out"), timeout);
     }
 
     void killJobManager(Topology.Host host) {

@@ -54,23 +54,30 @@ final class Processes {
 
     /** The PID of {@code name} if it is running and ours. */
     OptionalLong running(String name) {
+        OptionalLong pid = recorded(name);
+        if (pid.isEmpty() || !alive(pid.getAsLong()) || !mentionsRunDir(pid.getAsLong())) {
+            return OptionalLong.empty();
+        }
+        return pid;
+    }
+
+    /** The PID in {@code name}'s PID file, if there is one. */
+    private OptionalLong recorded(String name) {
         Path file = pidFile(name);
         if (!Files.isRegularFile(file)) {
             return OptionalLong.empty();
         }
-        long pid;
         try {
-            pid = Long.parseLong(Files.readString(file).trim());
+            return OptionalLong.of(Long.parseLong(Files.readString(file).trim()));
         } catch (NumberFormatException e) {
             return OptionalLong.empty();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty() || !process.get().isAlive() || !mentionsRunDir(pid)) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(pid);
+    }
+
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     private boolean mentionsRunDir(long pid) {
@@ -239,7 +246,11 @@ final class Processes {
     void awaitPort(String address, int port, String what, String name, Path output, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!portOpen(address, port)) {
-            if (running(name).isEmpty()) {
+            // Whether the PID just started is still alive, not running(name): while the launcher
+            // execs (ip netns exec -> setsid -> java) its command line can read empty for a moment,
+            // and a lab run took a starting S3Proxy for one that had exited.
+            OptionalLong started = recorded(name);
+            if (started.isEmpty() || !alive(started.getAsLong())) {
                 tail(output, 20).forEach(err::println);
                 throw new KfpException(what + " exited while starting; the lines above are from " + output + ".");
             }
