@@ -6,6 +6,7 @@ import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.SinkOptions;
 import io.kfp.common.kafka.SinkPartitioner;
+import io.kfp.common.kafka.TopicNames;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -165,11 +166,8 @@ public final class RelayOptions implements OptionGroup {
                                         LATE_TOPIC.key(),
                                         "only window-count has late records.",
                                         "remove it, or set relay.transform=window-count.");
-                            } else if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
-                                problems.add(
-                                        LATE_TOPIC.key(),
-                                        "not a valid Kafka topic name.",
-                                        "use 1-249 letters, digits, '.', '_' or '-'.");
+                            } else if (!TopicNames.isValid(topic)) {
+                                problems.add(LATE_TOPIC.key(), "not a valid Kafka topic name.", TopicNames.RULE + ".");
                             } else if (topic.equals(config.get(SinkOptions.TOPIC))) {
                                 problems.add(
                                         LATE_TOPIC.key(),

@@ -14,6 +14,8 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -36,28 +38,28 @@ public final class KafkaClientOptions implements OptionGroup {
      */
     static final Map<String, String> OWNED_BY_OPTIONS =
             Map.ofEntries(
-                    Map.entry("bootstrap.servers", "kafka.bootstrap-servers"),
-                    Map.entry("group.id", "source.group-id"),
-                    Map.entry("isolation.level", "source.isolation-level"),
-                    Map.entry("enable.auto.commit", "source.auto-commit"),
-                    Map.entry("auto.commit.interval.ms", "source.auto-commit-interval"),
-                    Map.entry("auto.offset.reset", "source.offset-reset"),
-                    Map.entry("commit.offsets.on.checkpoint", "source.commit-offsets-on-checkpoint"),
-                    Map.entry("partition.discovery.interval.ms", "source.partition-discovery-interval"),
-                    Map.entry("transactional.id", "sink.transactional-id-prefix"),
-                    Map.entry("transaction.timeout.ms", "sink.transaction-timeout"),
-                    Map.entry("batch.size", "sink.batch-size"),
-                    Map.entry("linger.ms", "sink.linger"),
-                    Map.entry("key.serializer", "(set by the job)"),
-                    Map.entry("value.serializer", "(set by the job)"),
-                    Map.entry("key.deserializer", "(set by the job)"),
-                    Map.entry("value.deserializer", "(set by the job)"));
+                    Map.entry(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "kafka.bootstrap-servers"),
+                    Map.entry(ConsumerConfig.GROUP_ID_CONFIG, "source.group-id"),
+                    Map.entry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "source.isolation-level"),
+                    Map.entry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "source.auto-commit"),
+                    Map.entry(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "source.auto-commit-interval"),
+                    Map.entry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "source.offset-reset"),
+                    Map.entry(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(), "source.commit-offsets-on-checkpoint"),
+                    Map.entry(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "source.partition-discovery-interval"),
+                    Map.entry(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sink.transactional-id-prefix"),
+                    Map.entry(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "sink.transaction-timeout"),
+                    Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, "sink.batch-size"),
+                    Map.entry(ProducerConfig.LINGER_MS_CONFIG, "sink.linger"),
+                    Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, "(set by the job)"),
+                    Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "(set by the job)"),
+                    Map.entry(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, "(set by the job)"),
+                    Map.entry(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, "(set by the job)"));
 
     public static final ConfigOption<String> BOOTSTRAP_SERVERS =
             key("kafka.bootstrap-servers")
                     .stringType()
                     .defaultValue("localhost:9092")
-                    .withFallbackKeys("bootstrap.servers")
+                    .withFallbackKeys(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)
                     .withDescription(
                             "Comma-separated host:port list of Kafka brokers to bootstrap from.");
 
@@ -162,7 +164,7 @@ public final class KafkaClientOptions implements OptionGroup {
     /** Bootstrap servers plus the pass-through properties: what every client of ours gets. */
     public static Properties connectionProperties(ReadableConfig config) {
         Properties properties = clientProperties(config);
-        properties.setProperty("bootstrap.servers", config.get(BOOTSTRAP_SERVERS));
+        properties.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.get(BOOTSTRAP_SERVERS));
         return properties;
     }
 }

@@ -7,6 +7,7 @@ import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * Builds the {@link KafkaSink} every job writes with, from validated {@link SinkOptions}; an
@@ -58,12 +59,12 @@ public final class KafkaSinkFactory {
     /** The producer properties: connection, batching, plus the transaction timeout for exactly-once. */
     public static Properties producerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
-        props.setProperty("batch.size", String.valueOf(config.get(SinkOptions.BATCH_SIZE).getBytes()));
-        props.setProperty("linger.ms", String.valueOf(config.get(SinkOptions.LINGER).toMillis()));
+        props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(SinkOptions.BATCH_SIZE).getBytes()));
+        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(SinkOptions.LINGER).toMillis()));
         if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
             // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
             props.setProperty(
-                    "transaction.timeout.ms",
+                    ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
                     String.valueOf(config.get(SinkOptions.TRANSACTION_TIMEOUT).toMillis()));
         }
         return props;

@@ -6,8 +6,10 @@ import java.util.regex.Pattern;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * Builds the {@link KafkaSource} every job reads with, from validated {@link SourceOptions}, inside
@@ -47,9 +49,9 @@ public final class KafkaSourceFactory {
     public static Properties consumerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(
-                "isolation.level", config.get(SourceOptions.ISOLATION_LEVEL).kafkaValue());
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(SourceOptions.ISOLATION_LEVEL).kafkaValue());
         long discoveryMs = config.get(SourceOptions.PARTITION_DISCOVERY_INTERVAL).toMillis();
-        props.setProperty("partition.discovery.interval.ms", String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
+        props.setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
         boolean checkpointing = config.get(CheckpointOptions.ENABLED);
         if (checkpointing) {
             props.setProperty(

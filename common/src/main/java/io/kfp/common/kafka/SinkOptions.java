@@ -231,11 +231,8 @@ public final class SinkOptions implements OptionGroup {
         String topic = config.getOptional(TOPIC).orElse("");
         if (topic.isBlank()) {
             problems.addMissing(TOPIC.key(), "no output topic set.", "set --sink.topic my-topic.");
-        } else if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
-            problems.add(
-                    TOPIC.key(),
-                    "not a valid Kafka topic name.",
-                    "use 1-249 letters, digits, '.', '_' or '-'.");
+        } else if (!TopicNames.isValid(topic)) {
+            problems.add(TOPIC.key(), "not a valid Kafka topic name.", TopicNames.RULE + ".");
         }
         config.getOptional(TRANSACTIONAL_ID_PREFIX)
                 .filter(p -> !SAFE_PREFIX.matcher(p).matches())

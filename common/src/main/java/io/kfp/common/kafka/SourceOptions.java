@@ -150,8 +150,6 @@ public final class SourceOptions implements OptionGroup {
                                     + " the copy completes but the job keeps running. Hence it"
                                     + " cannot be combined with checkpoint.restore-from.");
 
-    private static final Pattern TOPIC_NAME = Pattern.compile("[A-Za-z0-9._-]{1,249}");
-
     private SourceOptions() {}
 
     @Override
@@ -192,11 +190,11 @@ public final class SourceOptions implements OptionGroup {
         }
         if (hasTopics) {
             for (String topic : topics(config)) {
-                if (!TOPIC_NAME.matcher(topic).matches()) {
+                if (!TopicNames.isValid(topic)) {
                     problems.add(
                             TOPICS.key(),
                             "'" + topic + "' is not a valid Kafka topic name.",
-                            "use 1-249 letters, digits, '.', '_' or '-'; separate topics with"
+                            TopicNames.RULE + "; separate topics with"
                                     + " commas.");
                 }
             }
