@@ -9,28 +9,22 @@ import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
 import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacetProvider;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
-import org.apache.flink.metrics.Counter;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Writes each element to one topic, with the sink's partitioner and timestamp setting, and
- * counts what it writes in the task's metrics ({@value #RECORDS_METRIC}, {@value #BYTES_METRIC}:
- * key plus value bytes). Names its topic to the connector ({@link KafkaDatasetFacetProvider}):
- * lineage, and pooling transaction naming, which fails the job without it.
+ * Writes each element to one topic, with the sink's partitioner and timestamp setting. Names its
+ * topic to the connector ({@link KafkaDatasetFacetProvider}): lineage, and pooling transaction
+ * naming, which fails the job without it. What it writes is counted by the connector's writer
+ * (Flink's {@code numRecordsOut}, and {@code numBytesOut} from the producer's bytes sent).
  */
 public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String RECORDS_METRIC = "kfpRecordsOut";
-    public static final String BYTES_METRIC = "kfpBytesOut";
-
     private final String topic;
     private final OutgoingRecord<T> fields;
     private final KafkaPartitioner<T> partitioner;
     private final boolean writeTimestamps;
-    private transient Counter records;
-    private transient Counter bytes;
 
     /**
      * @param partitioner {@code null} lets the Kafka producer choose the partition
@@ -54,12 +48,6 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
     @Override
     public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
-        // The sink may open its serializer more than once; a second registration of the same
-        // name would hand back a counter that is never reported.
-        if (context != null && records == null) {
-            records = context.getMetricGroup().counter(RECORDS_METRIC);
-            bytes = context.getMetricGroup().counter(BYTES_METRIC);
-        }
         if (partitioner != null) {
             partitioner.open(
                     sinkContext.getParallelInstanceId(), sinkContext.getNumberOfParallelInstances());
@@ -79,10 +67,6 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
         Long recordTimestamp = writeTimestamps ? fields.timestamp(element, timestamp) : null;
         if (recordTimestamp != null && recordTimestamp < 0) {
             recordTimestamp = null;
-        }
-        if (records != null) {
-            records.inc();
-            bytes.inc((key == null ? 0 : key.length) + (value == null ? 0 : value.length));
         }
         return new ProducerRecord<>(topic, partition, recordTimestamp, key, value, fields.headers(element));
     }
