@@ -69,15 +69,19 @@ public final class Cases {
             case "producer" -> produce(bootstrap, output, records, liveRecords);
             case "ingest-job" -> ingest(bootstrap, output, records, liveRecords, result);
             case "console-producer" -> consoleProducer(bootstrap, output, records, liveRecords);
-            case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null);
-            case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5));
+            case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null, 1);
+            case "copy-loop-2t" -> copyLoop(bootstrap, List.of(input, live), output, null, 2);
+            case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 1);
+            case "txn-loop-5s-2t" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 2);
             case "streams-alo" -> streams(bootstrap, List.of(input, live), output, "at_least_once", 100);
             case "streams-eos-100ms" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 100);
             case "streams-eos-5s" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 5_000);
-            case "relay-alo-5s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s");
-            case "relay-eos-5s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s");
-            case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s");
-            case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s");
+            case "relay-alo-5s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 2);
+            case "relay-eos-5s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2);
+            case "relay-alo-5s-p1" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 1);
+            case "relay-eos-5s-p1" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 1);
+            case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s", 2);
+            case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s", 2);
             case "relay-window-count" -> windowCount(bootstrap, input, output);
             case "sink-job" -> sinkJob(bootstrap, input, output, records, result);
             case "console-consumer" -> consoleConsumer(bootstrap, input, records, result);
@@ -157,10 +161,39 @@ public final class Cases {
     }
 
     /**
-     * One thread, consume -> produce, until stopped. With a commit interval: Kafka transactions
-     * committing the consumed offsets with sendOffsetsToTransaction, read_committed input.
+     * THREADS threads, each consume -> produce with a consumer and producer of its own, until
+     * stopped: the like of our relay at parallelism THREADS. One thread subscribes; with more,
+     * thread t is assigned the partitions p with p % THREADS == t (as Flink's source assigns its
+     * splits: a rebalance would hand a partition over without committed offsets, and the plain loop
+     * commits none, so it would copy records twice). With a commit interval: Kafka transactions
+     * committing the consumed offsets with sendOffsetsToTransaction, read_committed input, a
+     * transactional id per thread. A thread that fails ends the JVM, so the harness sees it.
      */
-    static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery) {
+    static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery, int threads)
+            throws InterruptedException {
+        List<Thread> loops = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String id = "bench-" + output + (threads == 1 ? "" : "-" + t);
+            int thread = t;
+            Thread loop = new Thread(() -> {
+                try {
+                    copyLoop(bootstrap, inputs, output, commitEvery, id, threads == 1 ? -1 : thread, threads);
+                } catch (RuntimeException e) {
+                    e.printStackTrace();
+                    Runtime.getRuntime().halt(1);
+                }
+            }, "copy-loop-" + t);
+            loop.start();
+            loops.add(loop);
+        }
+        for (Thread loop : loops) {
+            loop.join();
+        }
+    }
+
+    /** @param thread this loop's index among THREADS for a static assignment, -1 to subscribe */
+    private static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery, String transactionalId,
+                                 int thread, int threads) {
         Properties c = new Properties();
         c.setProperty("bootstrap.servers", bootstrap);
         c.setProperty("group.id", "bench-" + output);
@@ -171,11 +204,20 @@ public final class Cases {
         Properties p = producerProps(bootstrap);
         boolean transactional = commitEvery != null;
         if (transactional) {
-            p.setProperty("transactional.id", "bench-" + output);
+            p.setProperty("transactional.id", transactionalId);
         }
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            consumer.subscribe(inputs);
+            if (thread < 0) {
+                consumer.subscribe(inputs);
+            } else {
+                List<TopicPartition> mine = new ArrayList<>();
+                for (String topic : inputs) {
+                    consumer.partitionsFor(topic).stream().filter(info -> info.partition() % threads == thread)
+                            .forEach(info -> mine.add(new TopicPartition(topic, info.partition())));
+                }
+                consumer.assign(mine);
+            }
             if (transactional) {
                 producer.initTransactions();
                 producer.beginTransaction();
@@ -312,14 +354,15 @@ public final class Cases {
             "--producer-property", "batch.size=65536"});
     }
 
-    /** The real relay job, byte-faithful path, parallelism 2, until stopped. */
-    static void relay(String bootstrap, String topics, String output, String guarantee, String interval) throws Exception {
+    /** The real relay job, byte-faithful path, until stopped. */
+    static void relay(String bootstrap, String topics, String output, String guarantee, String interval, int parallelism)
+            throws Exception {
         runRelay(List.of(
                 "--kafka.bootstrap-servers", bootstrap, "--source.topics", topics, "--sink.topic", output,
                 "--source.group-id", "bench-" + output, "--job.instance-id", output,
                 "--source.starting-offsets", "earliest",
                 "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
-                "--job.parallelism", "2", "--state.backend", "hashmap",
+                "--job.parallelism", String.valueOf(parallelism), "--state.backend", "hashmap",
                 "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
     }
 
@@ -364,8 +407,10 @@ public final class Cases {
 
     /**
      * A discarding stdout that checks what is printed: each line must start with a sequence number
-     * below RECORDS, none twice. After the first line and after RECORDS lines it notes the time and
-     * this JVM's CPU time; after the last it writes them to the result file and halts the JVM.
+     * below RECORDS, none twice. After the first line, at the middle's ends ({@link
+     * Harness#MIDDLE_FROM} and {@link Harness#MIDDLE_TO} of RECORDS) and after RECORDS lines it
+     * notes the time and this JVM's CPU time; after the last it writes them to the result file
+     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu") and halts the JVM.
      */
     static final class PrintedLines extends OutputStream {
         private final long records;
@@ -376,11 +421,19 @@ public final class Cases {
         private long lines;
         private long firstMillis;
         private double firstCpu;
+        private final long middleFrom;
+        private final long middleTo;
+        private long middleFromNanos;
+        private double middleFromCpu;
+        private long middleToNanos;
+        private double middleToCpu;
         private boolean finished;
 
         PrintedLines(long records, Path result) {
             this.records = records;
             this.result = result;
+            this.middleFrom = Math.max(1, (long) Math.ceil(Harness.MIDDLE_FROM * records));
+            this.middleTo = Math.max(middleFrom + 1, (long) Math.floor(Harness.MIDDLE_TO * records));
             this.seen = new BitSet(Math.toIntExact(records));
         }
 
@@ -424,9 +477,18 @@ public final class Cases {
                 firstMillis = System.currentTimeMillis();
                 firstCpu = cpuSeconds();
             }
+            if (lines == middleFrom) {
+                middleFromNanos = System.nanoTime();
+                middleFromCpu = cpuSeconds();
+            }
+            if (lines == middleTo) {
+                middleToNanos = System.nanoTime();
+                middleToCpu = cpuSeconds();
+            }
             if (lines == records) {
                 try {
-                    Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds() + "\n");
+                    Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds()
+                            + " " + (middleTo - middleFrom) + " " + (middleToNanos - middleFromNanos) + " " + (middleToCpu - middleFromCpu) + "\n");
                 } catch (IOException e) {
                     fail("cannot write " + result + ": " + e);
                 }

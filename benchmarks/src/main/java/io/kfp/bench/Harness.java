@@ -52,23 +52,40 @@ public final class Harness {
 
     record Case(String name, Kind kind) {}
 
+    /** The committed output (offsets below the last stable offsets, summed) at a moment, with the case's CPU seconds then. */
+    record Sample(long nanos, long committed, double cpu) {}
+
     static final List<Case> CASES = List.of(
             new Case("producer", Kind.PRODUCE),
             new Case("ingest-job", Kind.PRODUCE),
             new Case("console-producer", Kind.PRODUCE),
             new Case("copy-loop", Kind.COPY),
+            new Case("copy-loop-2t", Kind.COPY),
             new Case("txn-loop-5s", Kind.COPY),
+            new Case("txn-loop-5s-2t", Kind.COPY),
             new Case("streams-alo", Kind.COPY),
             new Case("streams-eos-100ms", Kind.COPY),
             new Case("streams-eos-5s", Kind.COPY),
             new Case("relay-alo-5s", Kind.COPY),
             new Case("relay-eos-5s", Kind.COPY),
+            new Case("relay-alo-5s-p1", Kind.COPY),
+            new Case("relay-eos-5s-p1", Kind.COPY),
             new Case("relay-alo-1s", Kind.COPY),
             new Case("relay-eos-1s", Kind.COPY),
             new Case("relay-window-count", Kind.WINDOW),
             new Case("sink-job", Kind.PRINT),
             new Case("console-consumer", Kind.PRINT));
 
+    /**
+     * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints
+     * runs for about 35 s on this machine, so the middle of its run (10%-90% of the records) spans
+     * five commit intervals or more, and the JVM's start and warm-up (the first 1-3 s after the
+     * first output) fall before it. With 10,000,000 a 5 s case had one or two commits there.
+     */
+    static final long DEFAULT_RECORDS = 30_000_000;
+    /** Where the middle of a run, over which its steady rate is taken, begins and ends: shares of RECORDS. */
+    static final double MIDDLE_FROM = 0.1;
+    static final double MIDDLE_TO = 0.9;
     static final int LIVE_RATE = 10_000;
     static final int LIVE_SECONDS = 6;
     static final long CLK_TCK = 100;
@@ -84,26 +101,35 @@ public final class Harness {
      * @param writtenRate records/s from the first output record written to the last written (committed or not:
      *     the processing rate without the wait for the last commit), NaN for window-count
      * @param launchRate records/s from launching the case's JVM to done
+     * @param middleRate the steady rate: records/s of committed output over the middle of the run, between the
+     *     first commit at {@value #MIDDLE_FROM} of RECORDS or more and the last at {@value #MIDDLE_TO} or less
+     *     (printing cases: between those shares of the lines printed); NaN when fewer than two commits fall there
+     *     (a run too short for its commit interval) and for window-count
+     * @param middleCpu client CPU seconds per million records over the same middle
      * @param steadyCpu client CPU seconds per million records between first output and done
      * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
      * @param firstWrite seconds from launch to the first output record written (printing cases: printed)
      * @param firstVisible seconds from launch to the first output record visible to read_committed
      * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
      */
-    record Run(String name, Kind kind, int round, double rate, double writtenRate, double launchRate, double steadyCpu, double totalCpu,
+    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double rate, double writtenRate, double launchRate,
+               double steadyCpu, double totalCpu,
                double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {}
 
     private Harness() {}
 
     public static void main(String[] args) throws Exception {
-        long records = 10_000_000;
+        long records = DEFAULT_RECORDS;
         int rounds = 3;
         Integer latencyRounds = null;
         String bootstrap = null;
         List<Case> cases = CASES;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--quick" -> records = 2_000_000;
+                case "--quick" -> {
+                    records = 10_000_000;
+                    rounds = 1;
+                }
                 case "--records" -> records = Long.parseLong(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--latency-rounds" -> latencyRounds = Integer.parseInt(args[++i]);
@@ -161,9 +187,10 @@ public final class Harness {
                         (System.nanoTime() - started) / 60e9);
                 Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
-                System.out.printf(Locale.ROOT, "  %-18s round %d: %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
+                System.out.printf(Locale.ROOT, "  %-18s round %d: steady %,10.0f records/s at %.2f CPU s per M records;"
+                                + " first write -> all visible %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
                                 + " broker %.1f CPU s, peak RSS %d MB, first write %.1f s, visible %.1f s%s%n",
-                        c.name(), round, run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
+                        c.name(), round, run.middleRate(), run.middleCpu(), run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
                         run.firstWrite(), run.firstVisible(), run.latency() == null ? ""
                                 : String.format(Locale.ROOT, ", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
             }
@@ -232,6 +259,7 @@ public final class Harness {
             double cpuAtDone = 0;
             double brokerCpu = 0;
             long exited = 0;
+            List<Sample> commits = new ArrayList<>();
             while (true) {
                 double[] stat = procStat(pid);
                 if (stat != null) {
@@ -243,13 +271,19 @@ public final class Harness {
                         throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
                     }
                     if (allWritten == 0) {
-                        long written = endOffsetSum(admin, output);
+                        long written = endOffsetSum(admin, output, IsolationLevel.READ_UNCOMMITTED);
                         if (firstWrite == 0 && written > 0) {
                             firstWrite = System.nanoTime();
                             cpuAtFirstWrite = cpu;
                         }
                         if (written >= records && c.kind() != Kind.WINDOW) {
                             allWritten = System.nanoTime();
+                        }
+                    }
+                    if (done == 0 && c.kind() != Kind.WINDOW) {
+                        long committed = endOffsetSum(admin, output, IsolationLevel.READ_COMMITTED);
+                        if (commits.isEmpty() ? committed > 0 : committed != commits.get(commits.size() - 1).committed()) {
+                            commits.add(new Sample(System.nanoTime(), committed, cpu));
                         }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
@@ -294,6 +328,7 @@ public final class Harness {
                 throw new IllegalStateException(c.name() + " round " + round + ": complete without a first write or done time; see " + log);
             }
             double millions = records / 1e6;
+            double[] middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
             // ingest-job: the thread serving its lines is the benchmark's (written when the job ends).
@@ -303,8 +338,10 @@ public final class Harness {
                 }
                 double feederCpu = Double.parseDouble(Files.readString(result).trim());
                 cpuAtDone -= feederCpu;
+                // The feeder's CPU is the same for every line it sends: its share of the middle.
+                middle[1] -= feederCpu / millions;
             }
-            return new Run(c.name(), c.kind(), round,
+            return new Run(c.name(), c.kind(), round, middle[0], middle[1],
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
@@ -328,7 +365,17 @@ public final class Harness {
                 if (liveProducer != null) {
                     liveProducer.join();
                 }
+                // 30,000,000 copies are 4 GB on the broker's disk: a full run keeps only the input.
+                deleteTopics(bootstrap, output, live);
             }
+        }
+    }
+
+    static void deleteTopics(String bootstrap, String... topics) throws Exception {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        try (Admin admin = Admin.create(props)) {
+            admin.deleteTopics(List.of(topics)).all().get(1, TimeUnit.MINUTES);
         }
     }
 
@@ -344,10 +391,13 @@ public final class Harness {
         long done = Long.parseLong(f[1]);
         double cpuAtFirst = Double.parseDouble(f[2]);
         double cpuAtDone = Double.parseDouble(f[3]);
+        long middleLines = Long.parseLong(f[4]);
+        long middleNanos = Long.parseLong(f[5]);
+        double middleCpu = Double.parseDouble(f[6]);
         double millions = records / 1e6;
         double firstSeconds = (first - launchMillis) / 1e3;
         double rate = records / ((done - first) / 1e3);
-        return new Run(c.name(), c.kind(), round, rate, rate, records / ((done - launchMillis) / 1e3),
+        return new Run(c.name(), c.kind(), round, middleLines / (middleNanos / 1e9), middleCpu / (middleLines / 1e6), rate, rate, records / ((done - launchMillis) / 1e3),
                 (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
                 firstSeconds, firstSeconds, null);
     }
@@ -379,13 +429,42 @@ public final class Harness {
         return thread;
     }
 
-    /** Records written to the topic so far, committed or not: shows the first output. */
-    static long endOffsetSum(Admin admin, String topic) throws Exception {
+    /**
+     * The steady rate: [records/s, client CPU s per million records] between the first sample at
+     * {@link #MIDDLE_FROM} of RECORDS or more and the last at {@link #MIDDLE_TO} or less, or NaNs when
+     * fewer than two samples fall there. Committed output grows in steps, one per commit, so the
+     * rate between two steps is exact, and the wait for the last commit after the backlog (up to
+     * one interval, which says nothing about throughput) is left out.
+     */
+    static double[] middle(List<Sample> samples, long records) {
+        Sample from = null;
+        Sample to = null;
+        for (Sample sample : samples) {
+            if (from == null && sample.committed() >= MIDDLE_FROM * records) {
+                from = sample;
+            }
+            if (sample.committed() <= MIDDLE_TO * records) {
+                to = sample;
+            }
+        }
+        if (from == null || to == null || to.nanos() <= from.nanos()) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        double count = to.committed() - from.committed();
+        return new double[] {count / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / (count / 1e6)};
+    }
+
+    /**
+     * Offsets below the partitions' end offsets, summed: with READ_UNCOMMITTED everything written
+     * (committed or not: shows the first output), with READ_COMMITTED what a read_committed reader
+     * can see (records plus a transaction marker per partition and commit: a few per million).
+     */
+    static long endOffsetSum(Admin admin, String topic, IsolationLevel isolation) throws Exception {
         Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
         for (int p = 0; p < 4; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
-        return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+        return admin.listOffsets(latest, new ListOffsetsOptions(isolation))
                 .all().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
     }
 

@@ -1,0 +1,53 @@
+package io.kfp.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.kfp.bench.Harness.Sample;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HarnessTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    @Test
+    void steadyRateIsTakenBetweenCommitsInTheMiddleLeavingOutTheStartAndTheLastCommit() {
+        // 30 M records committed in steps of 5 M every 5 s after a slow first step (start-up),
+        // and a last commit that waits 4 s longer: the middle is the 1 M records/s in between.
+        List<Sample> commits = new ArrayList<>();
+        commits.add(new Sample(8 * SECOND, 2_000_000, 5.0));
+        for (int i = 1; i <= 5; i++) {
+            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i));
+        }
+        commits.add(new Sample(47 * SECOND, 30_000_000, 40.0));
+
+        double[] middle = Harness.middle(commits, 30_000_000);
+
+        // from the commit at 7 M (13 s) to the one at 27 M (33 s): 20 M in 20 s, 16 CPU s
+        assertThat(middle[0]).isCloseTo(1_000_000, within(1e-6));
+        assertThat(middle[1]).isCloseTo(0.8, within(1e-9));
+    }
+
+    @Test
+    void continuousOutputIsMeasuredOverTheRecordsBetweenTenAndNinetyPercent() {
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 1; i <= 100; i++) {
+            // 1,000 records every 50 ms, 10,000 after a slow start
+            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01));
+        }
+        double[] middle = Harness.middle(samples, 109_000);
+
+        assertThat(middle[0]).isCloseTo(20_000, within(1e-6));
+    }
+
+    @Test
+    void aRunTooShortForItsCommitIntervalHasNoSteadyRate() {
+        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1), new Sample(6 * SECOND, 9_700_000, 6),
+                new Sample(9 * SECOND, 10_000_000, 8));
+
+        assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN);
+        assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN);
+    }
+}
