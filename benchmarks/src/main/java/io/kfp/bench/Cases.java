@@ -80,6 +80,8 @@ public final class Cases {
             case "relay-eos-5s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2);
             case "relay-alo-5s-p1" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 1);
             case "relay-eos-5s-p1" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 1);
+            case "relay-eos-5s-pooling" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2,
+                    "--sink.transaction-naming", "pooling");
             case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s", 2);
             case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s", 2);
             case "relay-window-count" -> windowCount(bootstrap, input, output);
@@ -355,15 +357,17 @@ public final class Cases {
     }
 
     /** The real relay job, byte-faithful path, until stopped. */
-    static void relay(String bootstrap, String topics, String output, String guarantee, String interval, int parallelism)
-            throws Exception {
-        runRelay(List.of(
+    static void relay(String bootstrap, String topics, String output, String guarantee, String interval, int parallelism,
+                      String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of(
                 "--kafka.bootstrap-servers", bootstrap, "--source.topics", topics, "--sink.topic", output,
                 "--source.group-id", "bench-" + output, "--job.instance-id", output,
                 "--source.starting-offsets", "earliest",
                 "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
                 "--job.parallelism", String.valueOf(parallelism), "--state.backend", "hashmap",
                 "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+        args.addAll(List.of(more));
+        runRelay(args);
     }
 
     /**

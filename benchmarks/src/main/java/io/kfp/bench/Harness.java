@@ -70,6 +70,7 @@ public final class Harness {
             new Case("relay-eos-5s", Kind.COPY),
             new Case("relay-alo-5s-p1", Kind.COPY),
             new Case("relay-eos-5s-p1", Kind.COPY),
+            new Case("relay-eos-5s-pooling", Kind.COPY),
             new Case("relay-alo-1s", Kind.COPY),
             new Case("relay-eos-1s", Kind.COPY),
             new Case("relay-window-count", Kind.WINDOW),
