@@ -367,7 +367,12 @@ public final class Harness {
                     liveProducer.join();
                 }
                 // 30,000,000 copies are 4 GB on the broker's disk: a full run keeps only the input.
-                deleteTopics(bootstrap, output, live);
+                // A failure here must not hide the one that ended the run.
+                try {
+                    deleteTopics(bootstrap, output, live);
+                } catch (Exception e) {
+                    System.err.println("could not delete " + output + " and " + live + " (they stay on the broker's disk): " + e);
+                }
             }
         }
     }

@@ -102,6 +102,18 @@ public final class SocketSourceBenchmark {
      * the source). Stopped by its PID when closed.
      */
     static final class LineServer implements AutoCloseable {
+        /** The feeder running now, killed if the benchmark is stopped (Ctrl-C) so it cannot outlive it. */
+        private static volatile Process running;
+
+        static {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                Process p = running;
+                if (p != null) {
+                    p.destroyForcibly();
+                }
+            }, "stop-feeder"));
+        }
+
         private final Process process;
         private final int port;
 
@@ -110,6 +122,7 @@ public final class SocketSourceBenchmark {
             process = new ProcessBuilder(javaCommand, "-Xmx256m", "-cp", System.getProperty("java.class.path"), LineFeeder.class.getName(),
                     String.valueOf(lines), String.valueOf(connections))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            running = process;
             String first = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII)).readLine();
             if (first == null) {
                 process.destroyForcibly();
@@ -124,8 +137,12 @@ public final class SocketSourceBenchmark {
 
         @Override
         public void close() throws Exception {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            boolean finished = process.waitFor(30, TimeUnit.SECONDS);
+            if (!finished) {
                 process.destroyForcibly().waitFor();
+            }
+            running = null;
+            if (!finished) {
                 throw new IllegalStateException("the line feeder (pid " + process.pid() + ") had not finished 30 s after the run");
             }
             if (process.exitValue() != 0) {
