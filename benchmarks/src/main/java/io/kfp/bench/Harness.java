@@ -78,10 +78,11 @@ public final class Harness {
             new Case("console-consumer", Kind.PRINT));
 
     /**
-     * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints
-     * runs for about 35 s on this machine, so the middle of its run (10%-90% of the records) spans
-     * five commit intervals or more, and the JVM's start and warm-up (the first 1-3 s after the
-     * first output) fall before it. With 10,000,000 a 5 s case had one or two commits there.
+     * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints,
+     * at the 848,287 records/s of the last 3-round run, takes about 35 s for them, so the middle of
+     * its run (10%-90% of the records) spans five commit intervals or more, and the JVM's start and
+     * warm-up (the first 1-3 s after the first output) fall before it. 10,000,000 (12 s at that
+     * rate) leave a 5 s case one or two commits there.
      */
     static final long DEFAULT_RECORDS = 30_000_000;
     /** Where the middle of a run, over which its steady rate is taken, begins and ends: shares of RECORDS. */
