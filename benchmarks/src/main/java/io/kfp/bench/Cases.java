@@ -1,5 +1,7 @@
 package io.kfp.bench;
 
+import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
@@ -24,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -341,7 +344,7 @@ public final class Cases {
                 "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true",
                 "--job.parallelism", "2", "--state.backend", "hashmap",
                 "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
-            IngestJob.fromConfig(IngestJob.SPEC.configuration(args)).execute();
+            untilItEnds(IngestJob.SPEC, args);
             feeder.join();
             Files.writeString(result, String.valueOf(feederCpu.get()));
         }
@@ -386,7 +389,13 @@ public final class Cases {
     }
 
     private static void runRelay(List<String> args) throws Exception {
-        RelayJob.fromConfig(RelayJob.SPEC.configuration(args.toArray(String[]::new))).execute();
+        untilItEnds(RelayJob.SPEC, args.toArray(String[]::new));
+    }
+
+    /** The job's configuration from {@code args} alone, validated; its workflow run until it ends. */
+    private static void untilItEnds(JobSpec spec, String... args) throws Exception {
+        Configuration config = spec.configuration(args);
+        StreamEnvironments.execute(config, spec.workflow(config));
     }
 
     /** The real sink job printing the input (values only, its default) to a counting stdout. */
@@ -398,7 +407,7 @@ public final class Cases {
             "--source.starting-offsets", "earliest",
             "--job.parallelism", "2", "--state.backend", "hashmap",
             "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
-        SinkJob.fromConfig(SinkJob.SPEC.configuration(args)).execute();
+        untilItEnds(SinkJob.SPEC, args);
     }
 
     /** Kafka's console consumer printing the same input (values) to the same counting stdout. */

@@ -2,17 +2,14 @@ package io.kfp.ingest;
 
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
 import io.kfp.common.kafka.SinkOptions;
 import io.kfp.ingest.socket.SocketLineSource;
-import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -20,7 +17,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * received after the last completed checkpoint are lost on a failure whatever the sink does;
  * exactly-once would additionally hide every line until its checkpoint commits.
  */
-public final class IngestJob {
+public final class IngestJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "ingest-socket-source";
@@ -34,7 +31,7 @@ public final class IngestJob {
                     .group(SinkOptions.GROUP)
                     .group(IngestOptions.GROUP)
                     .defaultValue(SinkOptions.DELIVERY_GUARANTEE, "at-least-once")
-                    .runner(config -> fromConfig(config).execute());
+                    .workflow(IngestJob::fromConfig);
 
     private final ReadableConfig config;
     private final Source<byte[], ?, ?> source;
@@ -58,6 +55,7 @@ public final class IngestJob {
         JobEntryPoint.main(SPEC, args);
     }
 
+    @Override
     public void defineWorkflow(StreamExecutionEnvironment env) {
         int endpoints = IngestOptions.settings(config).endpoints().size();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket:" + config.get(IngestOptions.ENDPOINTS))
@@ -71,13 +69,5 @@ public final class IngestJob {
                 .setParallelism(endpoints)
                 .uid(SINK_UID)
                 .name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
-    }
-
-    public JobExecutionResult execute() throws Exception {
-        return StreamEnvironments.execute(config, new Configuration(), this::defineWorkflow);
-    }
-
-    public JobClient executeAsync() throws Exception {
-        return StreamEnvironments.executeAsync(config, new Configuration(), this::defineWorkflow);
     }
 }

@@ -2,6 +2,7 @@ package io.kfp.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.MiniClusters;
@@ -50,7 +51,7 @@ class IngestJobTest {
                     "--ingest.endpoints", "127.0.0.1:" + a.getLocalPort() + ",127.0.0.1:" + b.getLocalPort(),
                     "--ingest.bounded", "true");
 
-            new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), sink).execute();
+            StreamEnvironments.execute(config, new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), sink));
             serveA.join(10_000);
             serveB.join(10_000);
 

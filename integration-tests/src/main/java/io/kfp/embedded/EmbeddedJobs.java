@@ -2,12 +2,11 @@ package io.kfp.embedded;
 
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.preflight.AdminBrokerView;
-import io.kfp.ingest.IngestJob;
-import io.kfp.relay.RelayJob;
-import io.kfp.sink.SinkJob;
 import java.io.PrintStream;
-import java.util.Map;
+import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 
@@ -18,46 +17,27 @@ import org.apache.flink.core.execution.JobClient;
  */
 public final class EmbeddedJobs {
 
-    /** Builds and submits a job from its validated configuration. */
-    @FunctionalInterface
-    public interface Submitter {
-        JobClient submit(Configuration config) throws Exception;
-    }
-
-    /** How each job is submitted when nothing is swapped. */
-    public static final Map<String, Submitter> STANDARD =
-            Map.of(
-                    IngestJob.SPEC.command(), c -> IngestJob.fromConfig(c).executeAsync(),
-                    RelayJob.SPEC.command(), c -> RelayJob.fromConfig(c).executeAsync(),
-                    SinkJob.SPEC.command(), c -> SinkJob.fromConfig(c).executeAsync());
-
     private EmbeddedJobs() {}
 
     /** What submitting a job gave: the entry point's exit code and, if submitted, the client. */
     public record Submitted(int exitCode, JobClient client) {}
 
-    /**
-     * Runs {@code spec}'s entry point with {@code args}; instead of its blocking runner, {@code
-     * submitter} submits the job and returns at once.
-     */
-    public static Submitted submit(
-            JobSpec spec, Submitter submitter, String[] args, PrintStream out, PrintStream err) {
-        JobClient[] client = new JobClient[1];
-        JobSpec async =
-                new JobSpec(
-                        spec.command(),
-                        spec.description(),
-                        spec.groups(),
-                        spec.defaults(),
-                        spec.preflights(),
-                        spec.extraOutputTopics(),
-                        config -> client[0] = submitter.submit(config));
-        int exit = new JobEntryPoint(System.getenv(), out, err, AdminBrokerView::new).run(async, args);
-        return new Submitted(exit, client[0]);
+    /** Runs {@code spec}'s entry point with {@code args} and submits its workflow without waiting. */
+    public static Submitted submit(JobSpec spec, String[] args, PrintStream out, PrintStream err) {
+        return submit(spec, spec::workflow, args, out, err);
     }
 
-    /** {@link #submit} with the job's standard submitter. */
-    public static Submitted submit(JobSpec spec, String[] args, PrintStream out, PrintStream err) {
-        return submit(spec, STANDARD.get(spec.command()), args, out, err);
+    /**
+     * Like {@link #submit(JobSpec, String[], PrintStream, PrintStream)}, but submitting the graph
+     * {@code workflow} builds from the validated configuration: the job's own with a test's sink or
+     * failure stage.
+     */
+    public static Submitted submit(
+            JobSpec spec, Function<Configuration, ? extends Workflow> workflow, String[] args, PrintStream out, PrintStream err) {
+        JobClient[] client = new JobClient[1];
+        JobEntryPoint.Launcher detached =
+                (s, config) -> client[0] = StreamEnvironments.executeAsync(config, workflow.apply(config));
+        int exit = new JobEntryPoint(System.getenv(), out, err, AdminBrokerView::new).run(spec, args, detached);
+        return new Submitted(exit, client[0]);
     }
 }

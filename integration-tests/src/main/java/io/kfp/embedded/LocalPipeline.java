@@ -133,7 +133,7 @@ public final class LocalPipeline {
             EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(spec, config -> {
                 configs.put(spec, config);
                 console.println(summary(spec, config));
-                return EmbeddedJobs.STANDARD.get(spec.command()).submit(config);
+                return spec.workflow(config);
             }, job.getValue().toArray(String[]::new), out, err);
             if (submitted.exitCode() != 0) {
                 err.println(spec.command() + " could not start (exit " + submitted.exitCode() + "); stopping.");
@@ -167,7 +167,7 @@ public final class LocalPipeline {
         String input = config.getOptional(SourceOptions.TOPICS).isPresent() || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
                 ? SourceOptions.describeInput(config) : "typed lines";
         String output = config.getOptional(SinkOptions.TOPIC).orElse("this console");
-        return spec.command() + ": " + (config.getOptional(SinkOptions.TOPIC).isPresent() ? config.get(SinkOptions.DELIVERY_GUARANTEE) + ", " : "")
+        return spec.command() + ": " + (config.getOptional(SinkOptions.TOPIC).isPresent() ? io.kfp.common.config.ConfigValidator.text(config.get(SinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
                 + (config.get(CheckpointOptions.ENABLED)
                         ? "checkpoint every " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(config.get(CheckpointOptions.INTERVAL))
                         : "no checkpoints")

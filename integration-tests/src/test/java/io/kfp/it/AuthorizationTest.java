@@ -2,9 +2,10 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.entry.JobSpec;
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.preflight.RequiredAcls;
+import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.embedded.EmbeddedKafka;
@@ -23,7 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -34,10 +37,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
@@ -285,12 +288,11 @@ class AuthorizationTest {
             grant(RelayJob.SPEC, relay, "User:relay");
             grant(SinkJob.SPEC, sink, "User:sink");
             jobs.add(submitted(SinkJob.SPEC,
-                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))).executeAsync(), sink));
+                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))), sink));
             // The relay fails twice (a record after its first checkpoint, then a checkpoint after it recovered).
             jobs.add(submitted(RelayJob.SPEC, c -> RelayJob.fromConfig(c)
-                    .withStageAfterSource(st -> st.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector"))
-                    .executeAsync(), relay));
-            jobs.add(submitted(IngestJob.SPEC, EmbeddedJobs.STANDARD.get(IngestJob.SPEC.command()), ingest));
+                    .withStageAfterSource(st -> st.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector")), relay));
+            jobs.add(submitted(IngestJob.SPEC, IngestJob.SPEC::workflow, ingest));
             Conditions.await("both failures injected and every line printed", Duration.ofMinutes(3),
                     () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n);
             assertThat(PipelineTest.printedLines()).as("committed lines out, each once").containsExactlyInAnyOrderElementsOf(lines);
@@ -323,8 +325,8 @@ class AuthorizationTest {
         t.start();
     }
 
-    private static JobClient submitted(JobSpec spec, EmbeddedJobs.Submitter submitter, List<String> args) {
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, submitter, args.toArray(String[]::new), System.out, System.err);
+    private static JobClient submitted(JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, workflow, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).as(spec.command() + " submitted").isZero();
         return s.client();
     }

@@ -221,8 +221,7 @@ class ExactlyOnceTest {
             EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(
                     RelayJob.SPEC,
                     c -> RelayJob.fromConfig(c)
-                            .withStageAfterSource(s -> s.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector"))
-                            .executeAsync(),
+                            .withStageAfterSource(s -> s.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector")),
                     jobArgs.toArray(String[]::new),
                     OUT,
                     System.err);

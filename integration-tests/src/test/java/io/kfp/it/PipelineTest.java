@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
@@ -24,9 +25,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -104,13 +107,13 @@ class PipelineTest {
         List<String> sink = new ArrayList<>(common);
         sink.addAll(List.of("--source.topics", name + "-b", "--source.offset-reset", "earliest"));
 
-        jobs.add(start(SinkJob.SPEC, c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))).executeAsync(), sink));
-        jobs.add(start(RelayJob.SPEC, EmbeddedJobs.STANDARD.get(RelayJob.SPEC.command()), relay));
-        jobs.add(start(IngestJob.SPEC, EmbeddedJobs.STANDARD.get(IngestJob.SPEC.command()), ingest));
+        jobs.add(start(SinkJob.SPEC, c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))), sink));
+        jobs.add(start(RelayJob.SPEC, RelayJob.SPEC::workflow, relay));
+        jobs.add(start(IngestJob.SPEC, IngestJob.SPEC::workflow, ingest));
     }
 
-    private static JobClient start(io.kfp.common.entry.JobSpec spec, EmbeddedJobs.Submitter submitter, List<String> args) {
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, submitter, args.toArray(String[]::new), System.out, System.err);
+    private static JobClient start(io.kfp.common.entry.JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
+        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, workflow, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).as(spec.command() + " exit code").isZero();
         return s.client();
     }

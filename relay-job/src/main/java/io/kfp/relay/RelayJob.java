@@ -2,21 +2,18 @@ package io.kfp.relay;
 
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
 import io.kfp.common.kafka.KafkaSourceFactory;
 import io.kfp.common.kafka.SinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
-import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -31,7 +28,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <p>The job takes its source and sinks, so tests run the production graph on their own bounded
  * source and collecting sink; {@link #fromConfig} wires the real Kafka ones.
  */
-public final class RelayJob {
+public final class RelayJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "relay-kafka-source";
@@ -52,7 +49,7 @@ public final class RelayJob {
                     .defaultValue(SourceOptions.OFFSET_RESET, "earliest")
                     .preflight(RelayPreflight::check)
                     .extraOutputTopics(RelayPreflight::lateTopic)
-                    .runner(config -> fromConfig(config).execute());
+                    .workflow(RelayJob::fromConfig);
 
     private final ReadableConfig config;
     private final Source<RelayRecord, ?, ?> source;
@@ -114,7 +111,11 @@ public final class RelayJob {
     }
 
     /** Adds the relay's operators to {@code env}. */
+    @Override
     public void defineWorkflow(StreamExecutionEnvironment env) {
+        // Records are never held after being passed on, so chained operators may share them
+        // instead of copying each one.
+        env.getConfig().enableObjectReuse();
         boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
         DataStream<RelayRecord> records =
                 afterSource.apply(
@@ -136,24 +137,6 @@ public final class RelayJob {
             out = counts;
         }
         out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
-    }
-
-    /** Builds and runs the job until it ends (never, for an unbounded Kafka source). */
-    public JobExecutionResult execute() throws Exception {
-        return StreamEnvironments.execute(config, jobSettings(), this::defineWorkflow);
-    }
-
-    /** Builds and submits the job, returning at once (tests and tools that manage the job). */
-    public JobClient executeAsync() throws Exception {
-        return StreamEnvironments.executeAsync(config, jobSettings(), this::defineWorkflow);
-    }
-
-    private static Configuration jobSettings() {
-        // Records are never held after being passed on, so chained operators may share them
-        // instead of copying each one.
-        Configuration settings = new Configuration();
-        settings.set(PipelineOptions.OBJECT_REUSE, true);
-        return settings;
     }
 
     /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */

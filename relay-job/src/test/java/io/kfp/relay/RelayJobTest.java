@@ -3,6 +3,7 @@ package io.kfp.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
@@ -60,7 +61,8 @@ class RelayJobTest {
     void relaysEveryRecordByteForByte() throws Exception {
         List<RelayRecord> input = input(500);
         CollectingSink<RelayRecord> sink = new CollectingSink<>();
-        new RelayJob(config(), ListSource.of(input, TypeInformation.of(RelayRecord.class)), sink, null).execute();
+        Configuration config = config();
+        StreamEnvironments.execute(config, new RelayJob(config, ListSource.of(input, TypeInformation.of(RelayRecord.class)), sink, null));
         assertThat(sink.received()).containsExactlyInAnyOrderElementsOf(input);
     }
 
@@ -69,12 +71,8 @@ class RelayJobTest {
         List<RelayRecord> input = input(300); // 300 s of records: 5 one-minute windows
         CollectingSink<RelayRecord> sink = new CollectingSink<>();
         CollectingSink<RelayRecord> late = new CollectingSink<>();
-        new RelayJob(
-                        config("--relay.transform", "window-count", "--state.backend", "rocksdb"),
-                        ListSource.of(input, TypeInformation.of(RelayRecord.class)),
-                        sink,
-                        late)
-                .execute();
+        Configuration config = config("--relay.transform", "window-count", "--state.backend", "rocksdb");
+        StreamEnvironments.execute(config, new RelayJob(config, ListSource.of(input, TypeInformation.of(RelayRecord.class)), sink, late));
 
         List<RelayRecord> counts = sink.received();
         long total = 0;

@@ -2,16 +2,13 @@ package io.kfp.sink;
 
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSourceFactory;
 import io.kfp.common.kafka.SourceOptions;
-import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -21,7 +18,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <p>Printing cannot be rolled back: after a failure the job resumes from its last checkpoint and
  * lines printed since that checkpoint are printed again. Exactly-once ends at the Kafka topic.
  */
-public final class SinkJob {
+public final class SinkJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "sink-kafka-source";
@@ -35,7 +32,7 @@ public final class SinkJob {
                     .group(SourceOptions.GROUP)
                     .group(ConsoleOptions.GROUP)
                     .defaultValue(SourceOptions.OFFSET_RESET, "latest")
-                    .runner(config -> fromConfig(config).execute());
+                    .workflow(SinkJob::fromConfig);
 
     private final ReadableConfig config;
     private final Source<byte[], ?, ?> source;
@@ -67,6 +64,7 @@ public final class SinkJob {
         JobEntryPoint.main(SPEC, args);
     }
 
+    @Override
     public void defineWorkflow(StreamExecutionEnvironment env) {
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka:" + SourceOptions.describeInput(config))
                 .uid(SOURCE_UID)
@@ -74,13 +72,4 @@ public final class SinkJob {
                 .uid(CONSOLE_UID)
                 .name("console");
     }
-
-    public JobExecutionResult execute() throws Exception {
-        return StreamEnvironments.execute(config, new Configuration(), this::defineWorkflow);
-    }
-
-    public JobClient executeAsync() throws Exception {
-        return StreamEnvironments.executeAsync(config, new Configuration(), this::defineWorkflow);
-    }
-
 }

@@ -3,6 +3,7 @@ package io.kfp.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.ListSource;
 import io.kfp.common.testing.MiniClusters;
@@ -58,7 +59,8 @@ class SinkJobTest {
         PRINTED.reset();
         ConsoleSink sink = new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200));
 
-        new SinkJob(config(), ListSource.of(utf8(lines), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink).execute();
+        Configuration config = config();
+        StreamEnvironments.execute(config, new SinkJob(config, ListSource.of(utf8(lines), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink));
 
         String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
@@ -68,9 +70,10 @@ class SinkJobTest {
     void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
         ConsoleSink sink = new ConsoleSink(
                 () -> new PrintStream(ConsoleWriterTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
-        SinkJob job = new SinkJob(config("--restart.strategy", "none"), ListSource.of(utf8(List.of("a", "b")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink);
+        Configuration config = config("--restart.strategy", "none");
+        SinkJob job = new SinkJob(config, ListSource.of(utf8(List.of("a", "b")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink);
 
-        assertThatThrownBy(job::execute)
+        assertThatThrownBy(() -> StreamEnvironments.execute(config, job))
                 .rootCause()
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("writing to the standard output failed");

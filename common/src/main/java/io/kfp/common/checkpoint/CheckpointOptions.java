@@ -8,7 +8,9 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.CheckpointingMode;
 
 /**
  * When and how a job takes checkpoints, and where they are kept. Defaults follow the reference
@@ -18,40 +20,6 @@ import org.apache.flink.configuration.ReadableConfig;
 public final class CheckpointOptions implements OptionGroup {
 
     public static final CheckpointOptions GROUP = new CheckpointOptions();
-
-    /** Consistency of the checkpoint barriers. */
-    public enum Mode {
-        EXACTLY_ONCE("exactly-once"),
-        AT_LEAST_ONCE("at-least-once");
-
-        private final String text;
-
-        Mode(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
-
-    /** What happens to the last checkpoint when the job is cancelled. */
-    public enum Retention {
-        RETAIN_ON_CANCELLATION("retain-on-cancellation"),
-        DELETE_ON_CANCELLATION("delete-on-cancellation");
-
-        private final String text;
-
-        Retention(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
 
     public static final ConfigOption<Boolean> ENABLED =
             key("checkpoint.enabled")
@@ -73,10 +41,10 @@ public final class CheckpointOptions implements OptionGroup {
                                     + " Kafka sink this is also how long output stays invisible to"
                                     + " read_committed consumers.");
 
-    public static final ConfigOption<Mode> MODE =
+    public static final ConfigOption<CheckpointingMode> MODE =
             key("checkpoint.mode")
-                    .enumType(Mode.class)
-                    .defaultValue(Mode.EXACTLY_ONCE)
+                    .enumType(CheckpointingMode.class)
+                    .defaultValue(CheckpointingMode.EXACTLY_ONCE)
                     .withFallbackKeys("execution.checkpointing.mode")
                     .withDescription(
                             "exactly-once aligns barriers so every record is in exactly one"
@@ -107,13 +75,15 @@ public final class CheckpointOptions implements OptionGroup {
                     .withFallbackKeys("execution.checkpointing.max-concurrent-checkpoints")
                     .withDescription("How many checkpoints may be in progress at the same time.");
 
-    public static final ConfigOption<Retention> RETENTION =
+    public static final ConfigOption<ExternalizedCheckpointRetention> RETENTION =
             key("checkpoint.retention")
-                    .enumType(Retention.class)
-                    .defaultValue(Retention.RETAIN_ON_CANCELLATION)
+                    .enumType(ExternalizedCheckpointRetention.class)
+                    .defaultValue(ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION)
                     .withDescription(
                             "Keep the last checkpoint when the job is cancelled, so it can be"
-                                    + " resumed from it (execution.state-recovery.path).");
+                                    + " resumed from it (execution.state-recovery.path);"
+                                    + " delete-on-cancellation keeps it only when the job fails,"
+                                    + " no-externalized-checkpoints never.");
 
     public static final ConfigOption<Integer> NUM_RETAINED =
             key("checkpoint.num-retained")

@@ -5,13 +5,11 @@ import java.net.URISyntaxException;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 
 /**
  * Translates our checkpoint, state and restart options into Flink 2 configuration keys
@@ -33,19 +31,11 @@ public final class FaultTolerance {
         if (config.get(CheckpointOptions.ENABLED)) {
             flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.get(CheckpointOptions.INTERVAL));
         }
-        flink.set(
-                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
-                config.get(CheckpointOptions.MODE) == CheckpointOptions.Mode.EXACTLY_ONCE
-                        ? CheckpointingMode.EXACTLY_ONCE
-                        : CheckpointingMode.AT_LEAST_ONCE);
+        flink.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, config.get(CheckpointOptions.MODE));
         flink.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, config.get(CheckpointOptions.MIN_PAUSE));
         flink.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.get(CheckpointOptions.TIMEOUT));
         flink.set(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS, config.get(CheckpointOptions.MAX_CONCURRENT));
-        flink.set(
-                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
-                config.get(CheckpointOptions.RETENTION) == CheckpointOptions.Retention.RETAIN_ON_CANCELLATION
-                        ? ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION
-                        : ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
+        flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, config.get(CheckpointOptions.RETENTION));
         flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, config.get(CheckpointOptions.NUM_RETAINED));
         flink.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, location(config.get(CheckpointOptions.DIRECTORY)));

@@ -110,18 +110,37 @@ public final class ConfigValidator {
 
     /**
      * Enum values are accepted with '_' or '-' and in any case, so Flink's own spelling
-     * ({@code EXACTLY_ONCE}) works next to ours ({@code exactly-once}).
+     * ({@code EXACTLY_ONCE}) works next to ours ({@code exactly-once}): each is replaced by the
+     * constant's {@code toString}, which is what Flink's parser matches - Flink's own enums
+     * ({@code CheckpointingMode}) and the connector's ({@code DeliveryGuarantee}) alike.
      */
     private static Map<String, String> normalizeEnumValues(RawConfig raw, Collection<OptionGroup> groups) {
         Map<String, String> values = raw.values();
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
-                if (Enum.class.isAssignableFrom(typeOf(option)) && values.containsKey(option.key())) {
-                    values.put(option.key(), values.get(option.key()).trim().replace('_', '-'));
+                Class<?> type = typeOf(option);
+                if (type.isEnum() && values.containsKey(option.key())) {
+                    String given = text(values.get(option.key()).trim());
+                    Arrays.stream(type.getEnumConstants())
+                            .filter(constant -> text((Enum<?>) constant).equals(given))
+                            .findFirst()
+                            .ifPresent(constant -> values.put(option.key(), constant.toString()));
                 }
             }
         }
         return values;
+    }
+
+    /**
+     * How an enum value is written in files, --help, the docs and messages: its name in lower case
+     * with '-' ({@code exactly-once}), whichever library declares it.
+     */
+    public static String text(Enum<?> value) {
+        return text(value.name());
+    }
+
+    private static String text(String name) {
+        return name.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     /** The option's value type. Flink keeps it package-private; it is only used for messages. */
@@ -140,7 +159,7 @@ public final class ConfigValidator {
         }
     }
 
-    /** "a duration", "one of [none, at-least-once, exactly-once]", ... */
+    /** "a duration", "one of exactly-once, at-least-once, none", ... */
     static String expected(ConfigOption<?> option, RuntimeException parseError) {
         Class<?> type = typeOf(option);
         if (type == Duration.class) {
@@ -185,7 +204,7 @@ public final class ConfigValidator {
 
     private static String enumValues(Class<?> enumType) {
         return Arrays.stream(enumType.getEnumConstants())
-                .map(Object::toString)
+                .map(constant -> text((Enum<?>) constant))
                 .collect(Collectors.joining(", "));
     }
 }

@@ -72,6 +72,9 @@ public final class OptionsHelp {
         if (value instanceof Duration d) {
             return TimeUtils.formatWithHighestUnit(d);
         }
+        if (value instanceof Enum<?> e) {
+            return ConfigValidator.text(e);
+        }
         return String.valueOf(value);
     }
 

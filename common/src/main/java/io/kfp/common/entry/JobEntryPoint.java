@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What every job's {@code main} does, in order: parse settings, answer {@code --help}, validate
  * (all errors at once, exit 2, nothing submitted), log the effective configuration with secrets
- * hidden, check the broker, run.
+ * hidden, check the broker, run: by default until the job ends, as {@code flink run} expects of a
+ * job's main; the embedded runner and the tests pass a {@link Launcher} that submits without
+ * waiting.
  *
  * <pre>{@code
  * public static void main(String[] args) {
@@ -44,6 +46,16 @@ public final class JobEntryPoint {
     public static final int EXIT_JOB_FAILED = 1;
 
     private static final Logger LOG = LoggerFactory.getLogger(JobEntryPoint.class);
+
+    /** Runs a job whose configuration is valid and whose broker passed the preflight. */
+    @FunctionalInterface
+    public interface Launcher {
+        void launch(JobSpec spec, Configuration config) throws Exception;
+    }
+
+    /** The spec's workflow, run until it ends (never, for an unbounded source). */
+    public static final Launcher UNTIL_IT_ENDS =
+            (spec, config) -> StreamEnvironments.execute(config, spec.workflow(config));
 
     private final Map<String, String> environment;
     private final PrintStream out;
@@ -71,8 +83,13 @@ public final class JobEntryPoint {
         }
     }
 
-    /** Runs {@code spec}; returns the process exit code (0, {@value #EXIT_USER_ERROR}, {@value #EXIT_JOB_FAILED}). */
+    /** Runs {@code spec} until it ends; returns the process exit code (0, {@value #EXIT_USER_ERROR}, {@value #EXIT_JOB_FAILED}). */
     public int run(JobSpec spec, String[] args) {
+        return run(spec, args, UNTIL_IT_ENDS);
+    }
+
+    /** Like {@link #run(JobSpec, String[])}, with {@code launcher} running the validated job. */
+    public int run(JobSpec spec, String[] args, Launcher launcher) {
         ConfigLoader.Loaded loaded =
                 ConfigLoader.load(args, environment, spec.defaults(), spec.groups());
         if (loaded.helpRequested()) {
@@ -131,7 +148,7 @@ public final class JobEntryPoint {
         }
 
         try {
-            spec.runner().run(config);
+            launcher.launch(spec, config);
             return 0;
         } catch (Exception e) {
             LOG.error("{} failed", spec.command(), e);

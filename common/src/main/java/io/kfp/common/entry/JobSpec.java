@@ -20,7 +20,9 @@ import org.apache.flink.configuration.ReadableConfig;
 /**
  * Everything the entry point needs to know about a job: its command name, what it does, the
  * option groups it accepts, its own defaults, the topics it writes besides {@code sink.topic} (for
- * its ACLs), and how to run it once the configuration is valid.
+ * its ACLs), and its workflow for a valid configuration. How the workflow runs - until it ends, or
+ * submitted without waiting - is the caller's choice: {@link JobEntryPoint} for a job's {@code
+ * main}, the embedded runner, the benchmarks.
  */
 public record JobSpec(
         String command,
@@ -29,13 +31,7 @@ public record JobSpec(
         Map<String, String> defaults,
         List<JobPreflight> preflights,
         Function<ReadableConfig, List<String>> extraOutputTopics,
-        JobRunner runner) {
-
-    /** Builds and executes the job from a validated configuration. */
-    @FunctionalInterface
-    public interface JobRunner {
-        void run(Configuration config) throws Exception;
-    }
+        Function<ReadableConfig, ? extends Workflow> workflow) {
 
     public JobSpec {
         groups = List.copyOf(groups);
@@ -53,6 +49,11 @@ public record JobSpec(
         io.kfp.common.config.ConfigLoader.Loaded loaded =
                 io.kfp.common.config.ConfigLoader.load(args, Map.of(), defaults, groups);
         return io.kfp.common.config.ConfigValidator.validate(loaded.raw(), groups, loaded.syntaxProblems());
+    }
+
+    /** The job's graph for a validated {@code config}. */
+    public Workflow workflow(ReadableConfig config) {
+        return workflow.apply(config);
     }
 
     /** Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka, preflight. */
@@ -106,8 +107,9 @@ public record JobSpec(
             return this;
         }
 
-        public JobSpec runner(JobRunner runner) {
-            return new JobSpec(command, description, groups, defaults, preflights, extraOutputTopics, runner);
+        /** Ends the spec: the job's graph for a validated configuration (e.g. {@code RelayJob::fromConfig}). */
+        public JobSpec workflow(Function<ReadableConfig, ? extends Workflow> workflow) {
+            return new JobSpec(command, description, groups, defaults, preflights, extraOutputTopics, workflow);
         }
     }
 }

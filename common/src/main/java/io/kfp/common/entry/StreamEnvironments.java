@@ -38,29 +38,26 @@ public final class StreamEnvironments {
     }
 
     /** Builds {@code workflow} in the job's environment and runs it until it ends. */
-    public static JobExecutionResult execute(ReadableConfig config, Configuration jobSettings, Workflow workflow)
-            throws Exception {
-        StreamExecutionEnvironment env = forJob(config, jobSettings);
+    public static JobExecutionResult execute(ReadableConfig config, Workflow workflow) throws Exception {
+        StreamExecutionEnvironment env = forJob(config);
         workflow.defineWorkflow(env);
         return env.execute(config.get(JobOptions.NAME));
     }
 
     /** Builds {@code workflow} in the job's environment and submits it without waiting. */
-    public static JobClient executeAsync(ReadableConfig config, Configuration jobSettings, Workflow workflow)
-            throws Exception {
-        StreamExecutionEnvironment env = forJob(config, jobSettings);
+    public static JobClient executeAsync(ReadableConfig config, Workflow workflow) throws Exception {
+        StreamExecutionEnvironment env = forJob(config);
         workflow.defineWorkflow(env);
         return env.executeAsync(config.get(JobOptions.NAME));
     }
 
     /**
      * The environment the job runs in: the cluster's when submitted with {@code flink run}, a
-     * local one otherwise. Our settings, plus those the job itself needs, override the cluster's
-     * defaults for this job only.
+     * local one otherwise. Our settings override the cluster's defaults for this job only; what a
+     * job itself needs of its environment its workflow sets.
      */
-    private static StreamExecutionEnvironment forJob(ReadableConfig config, Configuration jobSettings) {
+    private static StreamExecutionEnvironment forJob(ReadableConfig config) {
         Configuration flink = FaultTolerance.flinkConfiguration(config);
-        flink.addAll(jobSettings);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         if (!config.get(CheckpointOptions.ENABLED) && env.getCheckpointConfig().isCheckpointingEnabled()) {
             LOG.warn(

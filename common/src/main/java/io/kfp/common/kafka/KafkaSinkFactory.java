@@ -3,6 +3,7 @@ package io.kfp.common.kafka;
 import java.util.Properties;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -25,14 +26,14 @@ public final class KafkaSinkFactory {
     /** A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer} cannot express). */
     public static <T> Sink<T> create(
             ReadableConfig config, KafkaRecordSerializationSchema<T> serializer) {
-        SinkOptions.Guarantee guarantee = config.get(SinkOptions.DELIVERY_GUARANTEE);
+        DeliveryGuarantee guarantee = config.get(SinkOptions.DELIVERY_GUARANTEE);
         KafkaSinkBuilder<T> builder =
                 KafkaSink.<T>builder()
                         .setKafkaProducerConfig(producerProperties(config))
                         .setBootstrapServers(config.get(KafkaClientOptions.BOOTSTRAP_SERVERS))
-                        .setDeliveryGuarantee(guarantee.toFlink())
+                        .setDeliveryGuarantee(guarantee)
                         .setRecordSerializer(serializer);
-        if (guarantee == SinkOptions.Guarantee.EXACTLY_ONCE) {
+        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             builder.setTransactionalIdPrefix(SinkOptions.transactionalIdPrefix(config))
                     .setTransactionNamingStrategy(config.get(SinkOptions.TRANSACTION_NAMING).toFlink());
             return new GuardedKafkaSink<>(builder.build(), LostTransactionGuard.Settings.from(config));
@@ -61,7 +62,7 @@ public final class KafkaSinkFactory {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(SinkOptions.BATCH_SIZE).getBytes()));
         props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(SinkOptions.LINGER).toMillis()));
-        if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
+        if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
             // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
             props.setProperty(
                     ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,

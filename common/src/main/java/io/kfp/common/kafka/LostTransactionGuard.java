@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
@@ -273,7 +274,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
      */
     public static Optional<String> restoreAgeWarning(ReadableConfig config) {
         Optional<String> from = config.getOptional(CheckpointOptions.RESTORE_FROM);
-        if (from.isEmpty() || config.get(SinkOptions.DELIVERY_GUARANTEE) != SinkOptions.Guarantee.EXACTLY_ONCE) {
+        if (from.isEmpty() || config.get(SinkOptions.DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
             return Optional.empty();
         }
         Duration timeout = config.get(SinkOptions.TRANSACTION_TIMEOUT);

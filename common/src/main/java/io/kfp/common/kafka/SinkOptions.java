@@ -4,6 +4,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.preflight.TransactionTimeoutPreflight;
@@ -15,39 +16,13 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** What a job writes to Kafka and with which guarantee. */
 public final class SinkOptions implements OptionGroup {
 
     public static final SinkOptions GROUP = new SinkOptions();
-
-    /** What survives a failure. */
-    public enum Guarantee {
-        /** Fire and forget: records in flight at a failure are lost. */
-        NONE("none", DeliveryGuarantee.NONE),
-        /** Flushed at every checkpoint: nothing lost, replays may duplicate. */
-        AT_LEAST_ONCE("at-least-once", DeliveryGuarantee.AT_LEAST_ONCE),
-        /** Kafka transactions committed with checkpoints: nothing lost, nothing duplicated. */
-        EXACTLY_ONCE("exactly-once", DeliveryGuarantee.EXACTLY_ONCE);
-
-        private final String text;
-        private final DeliveryGuarantee flink;
-
-        Guarantee(String text, DeliveryGuarantee flink) {
-            this.text = text;
-            this.flink = flink;
-        }
-
-        public DeliveryGuarantee toFlink() {
-            return flink;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
 
     /** How transactional ids are chosen (exactly-once). */
     public enum TransactionNaming {
@@ -96,10 +71,10 @@ public final class SinkOptions implements OptionGroup {
     public static final ConfigOption<String> TOPIC =
             key("sink.topic").stringType().noDefaultValue().withDescription("Topic to write to.");
 
-    public static final ConfigOption<Guarantee> DELIVERY_GUARANTEE =
+    public static final ConfigOption<DeliveryGuarantee> DELIVERY_GUARANTEE =
             key("sink.delivery-guarantee")
-                    .enumType(Guarantee.class)
-                    .defaultValue(Guarantee.EXACTLY_ONCE)
+                    .enumType(DeliveryGuarantee.class)
+                    .defaultValue(DeliveryGuarantee.EXACTLY_ONCE)
                     .withDescription(
                             "exactly-once: records are written in Kafka transactions committed"
                                     + " when a checkpoint completes (visible to read_committed"
@@ -263,7 +238,7 @@ public final class SinkOptions implements OptionGroup {
         if (linger.isNegative() || linger.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
             problems.add(LINGER.key(), "must be 0 or more, and below 24 days.", "use e.g. 5 ms (the default).");
         }
-        if (config.get(DELIVERY_GUARANTEE) != Guarantee.EXACTLY_ONCE) {
+        if (config.get(DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
             return;
         }
         if (!config.get(CheckpointOptions.ENABLED)) {
@@ -272,11 +247,11 @@ public final class SinkOptions implements OptionGroup {
                     "exactly-once commits its transactions when checkpoints complete, and"
                             + " checkpoint.enabled is false: nothing would ever become visible.",
                     "turn checkpointing on, or use sink.delivery-guarantee=at-least-once.");
-        } else if (config.get(CheckpointOptions.MODE) != CheckpointOptions.Mode.EXACTLY_ONCE) {
+        } else if (config.get(CheckpointOptions.MODE) != CheckpointingMode.EXACTLY_ONCE) {
             problems.add(
                     DELIVERY_GUARANTEE.key(),
                     "exactly-once needs aligned checkpoints, and checkpoint.mode is "
-                            + config.get(CheckpointOptions.MODE)
+                            + ConfigValidator.text(config.get(CheckpointOptions.MODE))
                             + ": replays after a failure would write duplicates.",
                     "set checkpoint.mode=exactly-once, or sink.delivery-guarantee=at-least-once.");
         } else {

@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -70,7 +71,7 @@ public final class BrokerPreflight {
             Optional<String> prefix = Optional.empty();
             if (groups.contains(SinkOptions.GROUP)) {
                 output = config.getOptional(SinkOptions.TOPIC);
-                if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
+                if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
                     transactionTimeout = Optional.of(config.get(SinkOptions.TRANSACTION_TIMEOUT));
                     prefix = Optional.of(SinkOptions.transactionalIdPrefix(config));
                 }

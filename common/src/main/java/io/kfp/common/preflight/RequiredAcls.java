@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -54,7 +55,7 @@ public final class RequiredAcls {
                 acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.WRITE));
                 acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
             }
-            if (config.get(SinkOptions.DELIVERY_GUARANTEE) == SinkOptions.Guarantee.EXACTLY_ONCE) {
+            if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
                 String prefix = SinkOptions.transactionalIdPrefix(config);
                 acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.WRITE));
                 acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.DESCRIBE));

@@ -15,7 +15,7 @@ class FaultToleranceTest {
             JobSpec.builder("relay-job", "test")
                     .group(SinkOptions.GROUP)
                     .defaultValue(SinkOptions.TOPIC, "out")
-                    .runner(c -> {});
+                    .workflow(c -> env -> {});
 
     private static Map<String, String> flink(String... args) {
         return FaultTolerance.flinkConfiguration(SPEC.configuration(args)).toMap();

@@ -148,7 +148,7 @@ class ConfigLoaderTest {
     @Test
     void everyDeclaredKeyHasADistinctEnvironmentName() {
         List<OptionGroup> all =
-                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(SinkOptions.GROUP).runner(c -> {}).groups();
+                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(SinkOptions.GROUP).workflow(c -> env -> {}).groups();
         List<String> names = new ArrayList<>();
         for (OptionGroup group : all) {
             for (ConfigOption<?> option : group.options()) {

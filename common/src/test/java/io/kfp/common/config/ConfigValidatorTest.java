@@ -11,6 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.junit.jupiter.api.Test;
 
 /** Every validation message: it names the key, quotes the value and says what to do. */
@@ -22,7 +25,7 @@ class ConfigValidatorTest {
                     .group(SinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")
                     .defaultValue(SinkOptions.TOPIC, "out")
-                    .runner(c -> {});
+                    .workflow(c -> env -> {});
 
     static Configuration valid(String... args) {
         return SPEC.configuration(args);
@@ -47,7 +50,7 @@ class ConfigValidatorTest {
     void defaultsAreValid() {
         Configuration config = valid();
         assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(SinkOptions.Guarantee.EXACTLY_ONCE);
+        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(config.get(JobOptions.NAME)).isEqualTo("test-job");
     }
 
@@ -87,7 +90,21 @@ class ConfigValidatorTest {
     @Test
     void enumValuesAreCaseInsensitive() {
         assertThat(valid("--sink.delivery-guarantee", "AT-LEAST-ONCE").get(SinkOptions.DELIVERY_GUARANTEE))
-                .isEqualTo(SinkOptions.Guarantee.AT_LEAST_ONCE);
+                .isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
+    }
+
+    @Test
+    void ourSpellingsSelectFlinksOwnConstants() {
+        Configuration config =
+                valid(
+                        "--checkpoint.mode", "at-least-once",
+                        "--checkpoint.retention", "delete_on_cancellation",
+                        "--sink.delivery-guarantee", "none");
+        assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointingMode.AT_LEAST_ONCE);
+        assertThat(config.get(CheckpointOptions.RETENTION)).isEqualTo(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
+        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.NONE);
+        assertThat(onlyProblem("--checkpoint.retention", "forever").describe())
+                .contains("one of delete-on-cancellation, retain-on-cancellation, no-externalized-checkpoints");
     }
 
     @Test
@@ -106,7 +123,7 @@ class ConfigValidatorTest {
                         "--state.backend.type", "hashmap",
                         "--execution.checkpointing.mode", "EXACTLY_ONCE");
         assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(7));
-        assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointOptions.Mode.EXACTLY_ONCE);
+        assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
         assertThat(onlyProblem("--execution.checkpointing.interval", "soon").key())
                 .isEqualTo("execution.checkpointing.interval");
     }

@@ -23,7 +23,7 @@ class SharedOptionsDocTest {
                 JobSpec.builder("any-job", "")
                         .group(SourceOptions.GROUP)
                         .group(SinkOptions.GROUP)
-                        .runner(c -> {});
+                        .workflow(c -> env -> {});
         Map<String, String> noJobDefaults = Map.of();
         String generated = OptionsHelp.markdown(everything.groups(), noJobDefaults);
         Path readme = Path.of("..", "README.md");

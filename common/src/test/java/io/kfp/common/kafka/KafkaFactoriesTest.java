@@ -26,7 +26,7 @@ class KafkaFactoriesTest {
                     .group(SinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")
                     .defaultValue(SinkOptions.TOPIC, "out")
-                    .runner(c -> {});
+                    .workflow(c -> env -> {});
 
     private static Configuration config(String... args) {
         return SPEC.configuration(args);

@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -200,9 +201,9 @@ class LostTransactionGuardTest {
                 .contains("longer than sink.transaction-timeout (15 min)")
                 .contains("sink.lost-transactions (fail)"));
 
-        config.set(SinkOptions.DELIVERY_GUARANTEE, SinkOptions.Guarantee.AT_LEAST_ONCE);
+        config.set(SinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("no transactions").isEmpty();
-        config.set(SinkOptions.DELIVERY_GUARANTEE, SinkOptions.Guarantee.EXACTLY_ONCE);
+        config.set(SinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
         config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, dir.resolve("missing").toString());
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("Flink reports a missing path itself").isEmpty();
     }
