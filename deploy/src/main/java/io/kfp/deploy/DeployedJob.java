@@ -4,7 +4,7 @@ import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.kafka.KafkaClientOptions;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ record DeployedJob(String name) {
                 args.toArray(String[]::new),
                 environment,
                 Map.of(JobOptions.NAME.key(), module()),
-                List.of(JobOptions.GROUP, KafkaClientOptions.GROUP, SourceOptions.GROUP, SinkOptions.GROUP));
+                List.of(JobOptions.GROUP, KafkaClientOptions.GROUP, SourceOptions.GROUP, KafkaSinkOptions.GROUP));
         if (!loaded.syntaxProblems().isEmpty()) {
             throw new KfpException("cannot read the " + name + " job's config: "
                     + loaded.syntaxProblems().stream().map(ConfigProblem::describe).collect(Collectors.joining("; ")));
@@ -77,7 +77,7 @@ record DeployedJob(String name) {
     List<String> topics(Path file, Map<String, String> environment) {
         Configuration config = settings(file, environment);
         List<String> topics = new ArrayList<>(SourceOptions.topics(config));
-        config.getOptional(SinkOptions.TOPIC).ifPresent(topics::add);
+        config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(topics::add);
         return topics;
     }
 }

@@ -4,7 +4,7 @@ import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.ingest.socket.SocketLineSource;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -28,9 +28,9 @@ public final class IngestJob implements Workflow {
                             "ingest-job",
                             "reads text lines from TCP endpoint(s) and writes each line as a record"
                                     + " to a Kafka topic.")
-                    .group(SinkOptions.GROUP)
+                    .group(KafkaSinkOptions.GROUP)
                     .group(IngestOptions.GROUP)
-                    .defaultValue(SinkOptions.DELIVERY_GUARANTEE, "at-least-once")
+                    .defaultValue(KafkaSinkOptions.DELIVERY_GUARANTEE, "at-least-once")
                     .workflow(IngestJob::fromConfig);
 
     private final ReadableConfig config;
@@ -68,6 +68,6 @@ public final class IngestJob implements Workflow {
                 // serialized across the network stack, halving the throughput.)
                 .setParallelism(endpoints)
                 .uid(SINK_UID)
-                .name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
+                .name("kafka:" + config.getOptional(KafkaSinkOptions.TOPIC).orElse(""));
     }
 }

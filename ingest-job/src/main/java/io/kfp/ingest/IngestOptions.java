@@ -5,7 +5,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.Escapes;
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.ingest.socket.Endpoint;
 import io.kfp.ingest.socket.SocketSourceSettings;
 import java.nio.charset.Charset;
@@ -234,17 +234,17 @@ public final class IngestOptions implements OptionGroup {
             problems.add(MAX_LINE_LENGTH.key(), "must be between 1 byte and 64 mb.", "use e.g. 1 mb.");
         }
         try {
-            long request = SinkOptions.maxRequestSize(config);
-            if (max >= 1 && max + SinkOptions.RECORD_OVERHEAD_BYTES > request) {
+            long request = KafkaSinkOptions.maxRequestSize(config);
+            if (max >= 1 && max + KafkaSinkOptions.RECORD_OVERHEAD_BYTES > request) {
                 problems.add(MAX_LINE_LENGTH.key(),
                         "a line this long does not fit in one producer request (max.request.size " + request
-                                + " bytes, of which " + SinkOptions.RECORD_OVERHEAD_BYTES + " go to record overhead):"
+                                + " bytes, of which " + KafkaSinkOptions.RECORD_OVERHEAD_BYTES + " go to record overhead):"
                                 + " such a line would fail the job at every restart.",
-                        "use at most " + (request - SinkOptions.RECORD_OVERHEAD_BYTES) + " bytes, or raise"
+                        "use at most " + (request - KafkaSinkOptions.RECORD_OVERHEAD_BYTES) + " bytes, or raise"
                                 + " kafka.properties.max.request.size (and the topic's max.message.bytes).");
             }
         } catch (NumberFormatException reportedBySinkOptions) {
-            // kafka.properties.max.request.size is not a number: SinkOptions names it.
+            // kafka.properties.max.request.size is not a number: KafkaSinkOptions names it.
         }
         config.getOptional(KEY_DELIMITER)
                 .filter(String::isEmpty)

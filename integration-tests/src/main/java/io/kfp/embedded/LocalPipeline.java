@@ -7,7 +7,7 @@ import io.kfp.common.config.DidYouMean;
 import io.kfp.common.config.InvalidConfigurationException;
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
@@ -166,8 +166,8 @@ public final class LocalPipeline {
     static String summary(JobSpec spec, Configuration config) {
         String input = config.getOptional(SourceOptions.TOPICS).isPresent() || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
                 ? SourceOptions.describeInput(config) : "typed lines";
-        String output = config.getOptional(SinkOptions.TOPIC).orElse("this console");
-        return spec.command() + ": " + (config.getOptional(SinkOptions.TOPIC).isPresent() ? io.kfp.common.config.ConfigValidator.text(config.get(SinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
+        String output = config.getOptional(KafkaSinkOptions.TOPIC).orElse("this console");
+        return spec.command() + ": " + (config.getOptional(KafkaSinkOptions.TOPIC).isPresent() ? io.kfp.common.config.ConfigValidator.text(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
                 + (config.get(CheckpointOptions.ENABLED)
                         ? "checkpoint every " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(config.get(CheckpointOptions.INTERVAL))
                         : "no checkpoints")

@@ -5,7 +5,7 @@ import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
 import io.kfp.common.kafka.KafkaSourceFactory;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -43,7 +43,7 @@ public final class RelayJob implements Workflow {
                                     + " exactly-once, byte for byte (or counts them per key and"
                                     + " window).")
                     .group(SourceOptions.GROUP)
-                    .group(SinkOptions.GROUP)
+                    .group(KafkaSinkOptions.GROUP)
                     .group(RelayOptions.GROUP)
                     .defaultValue(SourceOptions.STARTING_OFFSETS, "group-offsets")
                     .defaultValue(SourceOptions.OFFSET_RESET, "earliest")
@@ -136,7 +136,7 @@ public final class RelayJob implements Workflow {
             }
             out = counts;
         }
-        out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(SinkOptions.TOPIC).orElse(""));
+        out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(KafkaSinkOptions.TOPIC).orElse(""));
     }
 
     /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */
@@ -154,15 +154,15 @@ public final class RelayJob implements Workflow {
             ReadableConfig config) {
         return config.get(RelayOptions.SAME_PARTITION)
                 ? new SamePartitionPartitioner()
-                : config.get(SinkOptions.PARTITIONER).create();
+                : config.get(KafkaSinkOptions.PARTITIONER).create();
     }
 
     /** Late records go unchanged to their own topic, in transactions of their own. */
     private static Sink<RelayRecord> lateSink(ReadableConfig config, String topic) {
         Configuration late = new Configuration();
         config.toMap().forEach(late::setString);
-        late.set(SinkOptions.TOPIC, topic);
-        late.set(SinkOptions.TRANSACTIONAL_ID_PREFIX, SinkOptions.transactionalIdPrefix(config) + ".late");
+        late.set(KafkaSinkOptions.TOPIC, topic);
+        late.set(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX, KafkaSinkOptions.transactionalIdPrefix(config) + ".late");
         return KafkaSinkFactory.create(late, new RelayedFields());
     }
 }

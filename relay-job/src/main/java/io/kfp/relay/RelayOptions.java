@@ -4,7 +4,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SinkPartitioner;
 import io.kfp.common.kafka.TopicNames;
 import java.time.Duration;
@@ -142,10 +142,10 @@ public final class RelayOptions implements OptionGroup {
                         "window-count output is keyed by window, not read from a partition.",
                         "turn relay.same-partition off, or use relay.transform=none.");
             }
-            if (config.get(SinkOptions.PARTITIONER) != SinkPartitioner.KAFKA) {
+            if (config.get(KafkaSinkOptions.PARTITIONER) != SinkPartitioner.KAFKA) {
                 problems.add(
                         SAME_PARTITION.key(),
-                        "conflicts with sink.partitioner=" + config.get(SinkOptions.PARTITIONER) + ".",
+                        "conflicts with sink.partitioner=" + config.get(KafkaSinkOptions.PARTITIONER) + ".",
                         "choose one: relay.same-partition=true or a sink.partitioner.");
             }
         }
@@ -168,7 +168,7 @@ public final class RelayOptions implements OptionGroup {
                                         "remove it, or set relay.transform=window-count.");
                             } else if (!TopicNames.isValid(topic)) {
                                 problems.add(LATE_TOPIC.key(), "not a valid Kafka topic name.", TopicNames.RULE + ".");
-                            } else if (topic.equals(config.get(SinkOptions.TOPIC))) {
+                            } else if (topic.equals(config.get(KafkaSinkOptions.TOPIC))) {
                                 problems.add(
                                         LATE_TOPIC.key(),
                                         "is the same topic as sink.topic.",

@@ -1,7 +1,7 @@
 package io.kfp.relay;
 
 import io.kfp.common.config.ConfigProblem;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.common.preflight.BrokerView;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ final class RelayPreflight {
 
     /** Every input partition i needs an output partition i. */
     static List<ConfigProblem> checkSamePartition(ReadableConfig config, BrokerView broker) throws Exception {
-        String output = config.get(SinkOptions.TOPIC);
+        String output = config.get(KafkaSinkOptions.TOPIC);
         List<String> inputs = SourceOptions.topics(config);
         List<String> all = new ArrayList<>(inputs);
         all.add(output);

@@ -1,6 +1,6 @@
 package io.kfp.relay;
 
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.ReadableConfig;
@@ -35,7 +35,7 @@ public final class RelayRecordDeserializer implements KafkaRecordDeserialization
 
     /** With Kafka's default max.request.size; oversized records fail the job. */
     public RelayRecordDeserializer() {
-        this(SinkOptions.DEFAULT_MAX_REQUEST_SIZE, RelayOptions.OversizedRecords.FAIL);
+        this(KafkaSinkOptions.DEFAULT_MAX_REQUEST_SIZE, RelayOptions.OversizedRecords.FAIL);
     }
 
     RelayRecordDeserializer(int maxRequestSize, RelayOptions.OversizedRecords oversized) {
@@ -45,7 +45,7 @@ public final class RelayRecordDeserializer implements KafkaRecordDeserialization
 
     /** The producer's limit from the job's kafka.properties, and the job's policy. */
     public static RelayRecordDeserializer of(ReadableConfig config) {
-        return new RelayRecordDeserializer(SinkOptions.maxRequestSize(config), config.get(RelayOptions.OVERSIZED_RECORDS));
+        return new RelayRecordDeserializer(KafkaSinkOptions.maxRequestSize(config), config.get(RelayOptions.OVERSIZED_RECORDS));
     }
 
     @Override

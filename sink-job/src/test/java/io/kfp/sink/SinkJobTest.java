@@ -69,7 +69,7 @@ class SinkJobTest {
     @Test
     void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
         ConsoleSink sink = new ConsoleSink(
-                () -> new PrintStream(ConsoleWriterTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
+                () -> new PrintStream(ConsoleSinkTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
         Configuration config = config("--restart.strategy", "none");
         SinkJob job = new SinkJob(config, ListSource.of(utf8(List.of("a", "b")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink);
 

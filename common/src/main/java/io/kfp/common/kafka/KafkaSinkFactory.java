@@ -11,7 +11,7 @@ import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * Builds the {@link KafkaSink} every job writes with, from validated {@link SinkOptions}; an
+ * Builds the {@link KafkaSink} every job writes with, from validated {@link KafkaSinkOptions}; an
  * exactly-once one inside a {@link GuardedKafkaSink}, so a lost transaction is never silent.
  */
 public final class KafkaSinkFactory {
@@ -26,7 +26,7 @@ public final class KafkaSinkFactory {
     /** A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer} cannot express). */
     public static <T> Sink<T> create(
             ReadableConfig config, KafkaRecordSerializationSchema<T> serializer) {
-        DeliveryGuarantee guarantee = config.get(SinkOptions.DELIVERY_GUARANTEE);
+        DeliveryGuarantee guarantee = config.get(KafkaSinkOptions.DELIVERY_GUARANTEE);
         KafkaSinkBuilder<T> builder =
                 KafkaSink.<T>builder()
                         .setKafkaProducerConfig(producerProperties(config))
@@ -34,8 +34,8 @@ public final class KafkaSinkFactory {
                         .setDeliveryGuarantee(guarantee)
                         .setRecordSerializer(serializer);
         if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
-            builder.setTransactionalIdPrefix(SinkOptions.transactionalIdPrefix(config))
-                    .setTransactionNamingStrategy(config.get(SinkOptions.TRANSACTION_NAMING).toFlink());
+            builder.setTransactionalIdPrefix(KafkaSinkOptions.transactionalIdPrefix(config))
+                    .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING).toFlink());
             return new GuardedKafkaSink<>(builder.build(), LostTransactionGuard.Settings.from(config));
         }
         return builder.build();
@@ -44,29 +44,29 @@ public final class KafkaSinkFactory {
     /** {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to {@code fields}. */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields) {
-        return serializer(config, fields, config.get(SinkOptions.PARTITIONER).<T>create());
+        return serializer(config, fields, config.get(KafkaSinkOptions.PARTITIONER).<T>create());
     }
 
     /** Like {@link #serializer(ReadableConfig, OutgoingRecord)} with the job's own partitioner. */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields, KafkaPartitioner<T> partitioner) {
         return new TopicRecordSerializer<>(
-                config.get(SinkOptions.TOPIC),
+                config.get(KafkaSinkOptions.TOPIC),
                 fields,
                 partitioner,
-                config.get(SinkOptions.WRITE_TIMESTAMPS));
+                config.get(KafkaSinkOptions.WRITE_TIMESTAMPS));
     }
 
     /** The producer properties: connection, batching, plus the transaction timeout for exactly-once. */
     public static Properties producerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
-        props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(SinkOptions.BATCH_SIZE).getBytes()));
-        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(SinkOptions.LINGER).toMillis()));
-        if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+        props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(KafkaSinkOptions.BATCH_SIZE).getBytes()));
+        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(KafkaSinkOptions.LINGER).toMillis()));
+        if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
             // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
             props.setProperty(
                     ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
-                    String.valueOf(config.get(SinkOptions.TRANSACTION_TIMEOUT).toMillis()));
+                    String.valueOf(config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT).toMillis()));
         }
         return props;
     }

@@ -74,7 +74,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
     public record Settings(
             String job,
             String topic,
-            SinkOptions.LostTransactions policy,
+            KafkaSinkOptions.LostTransactions policy,
             Duration transactionTimeout,
             boolean incrementingNaming,
             Properties connection)
@@ -83,10 +83,10 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
         static Settings from(ReadableConfig config) {
             return new Settings(
                     config.getOptional(JobOptions.NAME).orElse("the job"),
-                    config.get(SinkOptions.TOPIC),
-                    config.get(SinkOptions.LOST_TRANSACTIONS),
-                    config.get(SinkOptions.TRANSACTION_TIMEOUT),
-                    config.get(SinkOptions.TRANSACTION_NAMING) == SinkOptions.TransactionNaming.INCREMENTING,
+                    config.get(KafkaSinkOptions.TOPIC),
+                    config.get(KafkaSinkOptions.LOST_TRANSACTIONS),
+                    config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT),
+                    config.get(KafkaSinkOptions.TRANSACTION_NAMING) == KafkaSinkOptions.TransactionNaming.INCREMENTING,
                     KafkaClientOptions.connectionProperties(config));
         }
     }
@@ -181,7 +181,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
             }
             case ABORTED, FORGOTTEN -> {
                 String what = lostMessage(verdict, committable, found.orElse(null));
-                if (settings.policy() == SinkOptions.LostTransactions.ACCEPT) {
+                if (settings.policy() == KafkaSinkOptions.LostTransactions.ACCEPT) {
                     lost.inc();
                     LOG.warn("{} Going on without them (sink.lost-transactions=accept).", what);
                     request.original.signalFailedWithKnownReason(request.failure);
@@ -274,10 +274,10 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
      */
     public static Optional<String> restoreAgeWarning(ReadableConfig config) {
         Optional<String> from = config.getOptional(CheckpointOptions.RESTORE_FROM);
-        if (from.isEmpty() || config.get(SinkOptions.DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
+        if (from.isEmpty() || config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
             return Optional.empty();
         }
-        Duration timeout = config.get(SinkOptions.TRANSACTION_TIMEOUT);
+        Duration timeout = config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT);
         String location = FaultTolerance.location(from.get());
         Path metadata = new Path(location.endsWith("_metadata") ? location : location.replaceAll("/+$", "") + "/_metadata");
         long written;
@@ -297,7 +297,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 + TimeUtils.formatWithHighestUnit(timeout) + "): unless its transactions were committed before the job"
                 + " stopped (stop-with-savepoint), the broker has aborted them and their records are lost. The job"
                 + " checks each as it commits it and, per sink.lost-transactions ("
-                + config.get(SinkOptions.LOST_TRANSACTIONS) + "), stops naming it or goes on without it.");
+                + config.get(KafkaSinkOptions.LOST_TRANSACTIONS) + "), stops naming it or goes on without it.");
     }
 
     /** A commit request that remembers how the connector gave up on it, to be judged before it is passed on. */

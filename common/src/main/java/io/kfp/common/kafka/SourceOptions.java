@@ -61,7 +61,7 @@ public final class SourceOptions implements OptionGroup {
                                     + " source.partition-discovery-interval). Set this or"
                                     + " source.topics.");
 
-    public static final ConfigOption<String> GROUP_ID =
+    public static final ConfigOption<String> CONSUMER_GROUP =
             key("source.group-id")
                     .stringType()
                     .noDefaultValue()
@@ -162,7 +162,7 @@ public final class SourceOptions implements OptionGroup {
         return List.of(
                 TOPICS,
                 TOPIC_PATTERN,
-                GROUP_ID,
+                CONSUMER_GROUP,
                 STARTING_OFFSETS,
                 OFFSET_RESET,
                 COMMIT_OFFSETS_ON_CHECKPOINT,
@@ -209,12 +209,12 @@ public final class SourceOptions implements OptionGroup {
                         "write a Java regex such as 'orders-.*'.");
             }
         }
-        config.getOptional(GROUP_ID)
+        config.getOptional(CONSUMER_GROUP)
                 .filter(String::isBlank)
                 .ifPresent(
                         g ->
                                 problems.add(
-                                        GROUP_ID.key(),
+                                        CONSUMER_GROUP.key(),
                                         "must not be empty.",
                                         "set a group id, or remove the setting for the default."));
         try {
@@ -275,6 +275,6 @@ public final class SourceOptions implements OptionGroup {
 
     /** The group id: as configured, or derived from the job's name and instance id. */
     public static String groupId(ReadableConfig config) {
-        return config.getOptional(GROUP_ID).orElseGet(() -> JobOptions.qualifiedName(config));
+        return config.getOptional(CONSUMER_GROUP).orElseGet(() -> JobOptions.qualifiedName(config));
     }
 }

@@ -5,7 +5,7 @@ import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,11 +69,11 @@ public final class BrokerPreflight {
             Optional<String> output = Optional.empty();
             Optional<Duration> transactionTimeout = Optional.empty();
             Optional<String> prefix = Optional.empty();
-            if (groups.contains(SinkOptions.GROUP)) {
-                output = config.getOptional(SinkOptions.TOPIC);
-                if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
-                    transactionTimeout = Optional.of(config.get(SinkOptions.TRANSACTION_TIMEOUT));
-                    prefix = Optional.of(SinkOptions.transactionalIdPrefix(config));
+            if (groups.contains(KafkaSinkOptions.GROUP)) {
+                output = config.getOptional(KafkaSinkOptions.TOPIC);
+                if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+                    transactionTimeout = Optional.of(config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT));
+                    prefix = Optional.of(KafkaSinkOptions.transactionalIdPrefix(config));
                 }
             }
             return new Requirements(
@@ -120,7 +120,7 @@ public final class BrokerPreflight {
                 }
             }
             if (problems.isEmpty() && config != null && requirements.exactlyOnceTransactionTimeout().isPresent()) {
-                secondCopyWarning(SinkOptions.transactionalIdPrefix(config), config.get(CheckpointOptions.INTERVAL), view)
+                secondCopyWarning(KafkaSinkOptions.transactionalIdPrefix(config), config.get(CheckpointOptions.INTERVAL), view)
                         .ifPresent(warnings);
                 lingeringWarning(config, view).ifPresent(warnings);
             }
@@ -172,11 +172,11 @@ public final class BrokerPreflight {
      * reported by {@link #secondCopyWarning}.
      */
     static Optional<String> lingeringWarning(ReadableConfig config, BrokerView view) {
-        String prefix = SinkOptions.transactionalIdPrefix(config);
-        boolean derived = config.getOptional(SinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
+        String prefix = KafkaSinkOptions.transactionalIdPrefix(config);
+        boolean derived = config.getOptional(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
         String scope = derived ? "kfp." + config.get(JobOptions.NAME) + "." : prefix;
         Duration recent = recentWindow(config.get(CheckpointOptions.INTERVAL));
-        boolean pooling = config.get(SinkOptions.TRANSACTION_NAMING) == SinkOptions.TransactionNaming.POOLING;
+        boolean pooling = config.get(KafkaSinkOptions.TRANSACTION_NAMING) == KafkaSinkOptions.TransactionNaming.POOLING;
         Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
         Map<String, Long> open;
         try {
@@ -266,7 +266,7 @@ public final class BrokerPreflight {
         record Needed(String key, String role, String topic) {}
         List<Needed> needed = new ArrayList<>();
         requirements.inputTopics().forEach(t -> needed.add(new Needed(SourceOptions.TOPICS.key(), "input", t)));
-        requirements.outputTopic().ifPresent(t -> needed.add(new Needed(SinkOptions.TOPIC.key(), "output", t)));
+        requirements.outputTopic().ifPresent(t -> needed.add(new Needed(KafkaSinkOptions.TOPIC.key(), "output", t)));
         for (Needed n : needed) {
             if (topics.contains(n.topic())) {
                 AclOperation operation = n.role().equals("input") ? AclOperation.READ : AclOperation.WRITE;
@@ -299,9 +299,9 @@ public final class BrokerPreflight {
             String group = requirements.consumerGroup().get();
             try {
                 if (!view.mayUseGroup(group)) {
-                    problems.add(notAuthorized(SourceOptions.GROUP_ID.key(), group, requirements,
+                    problems.add(notAuthorized(SourceOptions.CONSUMER_GROUP.key(), group, requirements,
                             "not authorized to use the consumer group '" + group + "'", AclOperation.READ, "--group " + group,
-                            "set " + SourceOptions.GROUP_ID.key() + " to a group it may use"));
+                            "set " + SourceOptions.CONSUMER_GROUP.key() + " to a group it may use"));
                 }
             } catch (Exception e) {
                 problems.add(failed(requirements, "describe the consumer group '" + group + "'", e));
@@ -311,11 +311,11 @@ public final class BrokerPreflight {
             String prefix = requirements.transactionalIdPrefix().get();
             try {
                 if (!view.mayUseTransactionalIds(prefix)) {
-                    problems.add(notAuthorized(SinkOptions.TRANSACTIONAL_ID_PREFIX.key(), prefix, requirements,
+                    problems.add(notAuthorized(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key(), prefix, requirements,
                             "not authorized to use transactional ids starting with '" + prefix + "' (exactly-once writes"
                                     + " need Write and Describe on them)",
                             AclOperation.WRITE, "--transactional-id " + prefix + " --resource-pattern-type prefixed",
-                            "set " + SinkOptions.TRANSACTIONAL_ID_PREFIX.key() + " to a prefix it may use"));
+                            "set " + KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key() + " to a prefix it may use"));
                 }
             } catch (Exception e) {
                 problems.add(failed(requirements, "describe a transactional id of prefix '" + prefix + "'", e));
@@ -345,7 +345,7 @@ public final class BrokerPreflight {
                                 f ->
                                         problems.add(
                                                 new ConfigProblem(
-                                                        SinkOptions.TRANSACTION_TIMEOUT.key(),
+                                                        KafkaSinkOptions.TRANSACTION_TIMEOUT.key(),
                                                         TransactionTimeoutPreflight.format(wanted),
                                                         null,
                                                         f.problem(),

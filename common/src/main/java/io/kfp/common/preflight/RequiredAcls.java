@@ -1,7 +1,7 @@
 package io.kfp.common.preflight;
 
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,16 +47,16 @@ public final class RequiredAcls {
             }
             acls.add(allow(principal, ResourceType.GROUP, SourceOptions.groupId(config), PatternType.LITERAL, AclOperation.READ));
         }
-        if (groups.contains(SinkOptions.GROUP)) {
+        if (groups.contains(KafkaSinkOptions.GROUP)) {
             List<String> outputs = new ArrayList<>();
-            config.getOptional(SinkOptions.TOPIC).ifPresent(outputs::add);
+            config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(outputs::add);
             outputs.addAll(extraOutputTopics);
             for (String topic : outputs) {
                 acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.WRITE));
                 acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
             }
-            if (config.get(SinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
-                String prefix = SinkOptions.transactionalIdPrefix(config);
+            if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+                String prefix = KafkaSinkOptions.transactionalIdPrefix(config);
                 acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.WRITE));
                 acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.DESCRIBE));
             }

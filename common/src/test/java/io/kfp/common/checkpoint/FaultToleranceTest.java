@@ -3,7 +3,7 @@ package io.kfp.common.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,8 +13,8 @@ class FaultToleranceTest {
 
     private static final JobSpec SPEC =
             JobSpec.builder("relay-job", "test")
-                    .group(SinkOptions.GROUP)
-                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .group(KafkaSinkOptions.GROUP)
+                    .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(c -> env -> {});
 
     private static Map<String, String> flink(String... args) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.kafka.KafkaClientOptions;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import io.kfp.common.entry.JobSpec;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigLoaderTest {
 
     private static final List<OptionGroup> GROUPS =
-            List.of(CheckpointOptions.GROUP, KafkaClientOptions.GROUP, SinkOptions.GROUP);
+            List.of(CheckpointOptions.GROUP, KafkaClientOptions.GROUP, KafkaSinkOptions.GROUP);
 
     @TempDir Path dir;
 
@@ -148,7 +148,7 @@ class ConfigLoaderTest {
     @Test
     void everyDeclaredKeyHasADistinctEnvironmentName() {
         List<OptionGroup> all =
-                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(SinkOptions.GROUP).workflow(c -> env -> {}).groups();
+                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(KafkaSinkOptions.GROUP).workflow(c -> env -> {}).groups();
         List<String> names = new ArrayList<>();
         for (OptionGroup group : all) {
             for (ConfigOption<?> option : group.options()) {

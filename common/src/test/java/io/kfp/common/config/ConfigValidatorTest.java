@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.List;
@@ -22,9 +22,9 @@ class ConfigValidatorTest {
     private static final JobSpec SPEC =
             JobSpec.builder("test-job", "for tests")
                     .group(SourceOptions.GROUP)
-                    .group(SinkOptions.GROUP)
+                    .group(KafkaSinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")
-                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(c -> env -> {});
 
     static Configuration valid(String... args) {
@@ -50,7 +50,7 @@ class ConfigValidatorTest {
     void defaultsAreValid() {
         Configuration config = valid();
         assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(config.get(JobOptions.NAME)).isEqualTo("test-job");
     }
 
@@ -89,7 +89,7 @@ class ConfigValidatorTest {
 
     @Test
     void enumValuesAreCaseInsensitive() {
-        assertThat(valid("--sink.delivery-guarantee", "AT-LEAST-ONCE").get(SinkOptions.DELIVERY_GUARANTEE))
+        assertThat(valid("--sink.delivery-guarantee", "AT-LEAST-ONCE").get(KafkaSinkOptions.DELIVERY_GUARANTEE))
                 .isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
     }
 
@@ -102,7 +102,7 @@ class ConfigValidatorTest {
                         "--sink.delivery-guarantee", "none");
         assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointingMode.AT_LEAST_ONCE);
         assertThat(config.get(CheckpointOptions.RETENTION)).isEqualTo(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
-        assertThat(config.get(SinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.NONE);
+        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.NONE);
         assertThat(onlyProblem("--checkpoint.retention", "forever").describe())
                 .contains("one of delete-on-cancellation, retain-on-cancellation, no-externalized-checkpoints");
     }

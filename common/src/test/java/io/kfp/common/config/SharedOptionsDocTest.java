@@ -3,7 +3,7 @@ package io.kfp.common.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +22,7 @@ class SharedOptionsDocTest {
         JobSpec everything =
                 JobSpec.builder("any-job", "")
                         .group(SourceOptions.GROUP)
-                        .group(SinkOptions.GROUP)
+                        .group(KafkaSinkOptions.GROUP)
                         .workflow(c -> env -> {});
         Map<String, String> noJobDefaults = Map.of();
         String generated = OptionsHelp.markdown(everything.groups(), noJobDefaults);

@@ -3,7 +3,7 @@ package io.kfp.common.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.common.preflight.BrokerView;
 import java.io.ByteArrayOutputStream;
@@ -31,9 +31,9 @@ class JobEntryPointTest {
     private final JobSpec spec =
             JobSpec.builder("relay-job", "copies a topic")
                     .group(SourceOptions.GROUP)
-                    .group(SinkOptions.GROUP)
+                    .group(KafkaSinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")
-                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(config -> env -> {});
 
     /** Counts the launches instead of running anything: the entry point decides whether to launch. */
@@ -175,7 +175,7 @@ class JobEntryPointTest {
     void validSettingsReachTheJobTyped() {
         assertThat(run("--sink.topic", "out", "--checkpoint.interval", "2 s")).isZero();
         assertThat(runs).hasValue(1);
-        assertThat(ranWith.get(0).get(SinkOptions.TOPIC)).isEqualTo("out");
+        assertThat(ranWith.get(0).get(KafkaSinkOptions.TOPIC)).isEqualTo("out");
         assertThat(stderr()).isEmpty();
     }
 

@@ -16,7 +16,7 @@ class GuardedKafkaSinkTest {
 
     static GuardedKafkaSink<String> sink(boolean incrementing) {
         return new GuardedKafkaSink<>(null, new LostTransactionGuard.Settings("relay-job", "out",
-                SinkOptions.LostTransactions.FAIL, Duration.ofMinutes(15), incrementing, new Properties()));
+                KafkaSinkOptions.LostTransactions.FAIL, Duration.ofMinutes(15), incrementing, new Properties()));
     }
 
     static List<KafkaWriterState> writtenWith(TransactionOwnership ownership) {

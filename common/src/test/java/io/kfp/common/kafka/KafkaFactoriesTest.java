@@ -23,9 +23,9 @@ class KafkaFactoriesTest {
     private static final JobSpec SPEC =
             JobSpec.builder("relay-job", "test")
                     .group(SourceOptions.GROUP)
-                    .group(SinkOptions.GROUP)
+                    .group(KafkaSinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")
-                    .defaultValue(SinkOptions.TOPIC, "out")
+                    .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(c -> env -> {});
 
     private static Configuration config(String... args) {
@@ -113,10 +113,10 @@ class KafkaFactoriesTest {
     @Test
     void derivedIdsComeFromJobNameAndInstance() {
         Configuration c = config("--job.instance-id", "eu-1");
-        assertThat(SinkOptions.transactionalIdPrefix(c)).isEqualTo("kfp.relay-job.eu-1");
+        assertThat(KafkaSinkOptions.transactionalIdPrefix(c)).isEqualTo("kfp.relay-job.eu-1");
         assertThat(SourceOptions.groupId(c)).isEqualTo("kfp.relay-job.eu-1");
         Configuration explicit = config("--sink.transactional-id-prefix", "mine", "--source.group-id", "g");
-        assertThat(SinkOptions.transactionalIdPrefix(explicit)).isEqualTo("mine");
+        assertThat(KafkaSinkOptions.transactionalIdPrefix(explicit)).isEqualTo("mine");
         assertThat(SourceOptions.groupId(explicit)).isEqualTo("g");
     }
 

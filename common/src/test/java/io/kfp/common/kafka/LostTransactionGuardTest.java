@@ -95,7 +95,7 @@ class LostTransactionGuardTest {
         return Optional.of(new TransactionDescription(1, state, producerId, epoch, 60_000, OptionalLong.empty(), Set.of()));
     }
 
-    LostTransactionGuard guard(SinkOptions.LostTransactions policy,
+    LostTransactionGuard guard(KafkaSinkOptions.LostTransactions policy,
             java.util.function.Consumer<CommitRequest<KafkaCommittable>> connector,
             LostTransactionGuard.Lookup lookup) {
         LostTransactionGuard.Settings settings = new LostTransactionGuard.Settings(
@@ -110,7 +110,7 @@ class LostTransactionGuardTest {
     @Test
     void anAbortedTransactionStopsTheJobWithoutRestartsNamingItAndTheWaysOut() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(SinkOptions.LostTransactions.FAIL, FENCED,
+        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED,
                 id -> broker(TransactionState.COMPLETE_ABORT, 42L, 4));
 
         assertThatThrownBy(() -> guard.commit(one(request)))
@@ -132,7 +132,7 @@ class LostTransactionGuardTest {
     @Test
     void acceptedLossesAreCountedAndLeftAsTheConnectorDropsThem() throws Exception {
         Request request = new Request();
-        guard(SinkOptions.LostTransactions.ACCEPT, FENCED, id -> broker(TransactionState.COMPLETE_ABORT, 42L, 3))
+        guard(KafkaSinkOptions.LostTransactions.ACCEPT, FENCED, id -> broker(TransactionState.COMPLETE_ABORT, 42L, 3))
                 .commit(one(request));
         assertThat(request.outcome).isEqualTo("known: ProducerFencedException");
         assertThat(lost.getCount()).isEqualTo(1);
@@ -141,7 +141,7 @@ class LostTransactionGuardTest {
     @Test
     void aForgottenIdEndsTheFailoverLoopWithADecision() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(SinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> Optional.empty());
+        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> Optional.empty());
         assertThatThrownBy(() -> guard.commit(one(request)))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -154,7 +154,7 @@ class LostTransactionGuardTest {
     @Test
     void aCommitThatHadAlreadyHappenedIsReportedAsCommitted() throws Exception {
         Request request = new Request();
-        guard(SinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.COMPLETE_COMMIT, 42L, 4))
+        guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.COMPLETE_COMMIT, 42L, 4))
                 .commit(one(request));
         assertThat(request.outcome).isEqualTo("already committed");
     }
@@ -162,12 +162,12 @@ class LostTransactionGuardTest {
     @Test
     void anIdUsedAgainSinceGivesNoVerdictAndTheConnectorsHandlingStands() throws Exception {
         Request otherProducer = new Request();
-        guard(SinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> broker(TransactionState.COMPLETE_ABORT, 99L, 3))
+        guard(KafkaSinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> broker(TransactionState.COMPLETE_ABORT, 99L, 3))
                 .commit(one(otherProducer));
         assertThat(otherProducer.outcome).isEqualTo("unknown: InvalidPidMappingException");
 
         Request laterEpoch = new Request();
-        guard(SinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.ONGOING, 42L, 9))
+        guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.ONGOING, 42L, 9))
                 .commit(one(laterEpoch));
         assertThat(laterEpoch.outcome).isEqualTo("known: ProducerFencedException");
     }
@@ -175,7 +175,7 @@ class LostTransactionGuardTest {
     @Test
     void withoutAnAnswerFromTheBrokerTheJobFailsOverInsteadOfDroppingTheRecords() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(SinkOptions.LostTransactions.FAIL, FENCED, id -> {
+        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> {
             throw new java.util.concurrent.TimeoutException("no broker");
         });
         assertThatThrownBy(() -> guard.commit(one(request)))
@@ -191,7 +191,7 @@ class LostTransactionGuardTest {
         java.nio.file.Path metadata = java.nio.file.Files.writeString(chk.resolve("_metadata"), "x");
         Configuration config = new Configuration();
         config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, chk.toString());
-        config.set(SinkOptions.TRANSACTION_TIMEOUT, Duration.ofMinutes(15));
+        config.set(KafkaSinkOptions.TRANSACTION_TIMEOUT, Duration.ofMinutes(15));
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("written just now").isEmpty();
 
         java.nio.file.Files.setLastModifiedTime(metadata,
@@ -201,9 +201,9 @@ class LostTransactionGuardTest {
                 .contains("longer than sink.transaction-timeout (15 min)")
                 .contains("sink.lost-transactions (fail)"));
 
-        config.set(SinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
+        config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("no transactions").isEmpty();
-        config.set(SinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
+        config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
         config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, dir.resolve("missing").toString());
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("Flink reports a missing path itself").isEmpty();
     }
@@ -211,7 +211,7 @@ class LostTransactionGuardTest {
     @Test
     void successfulCommitsPassUntouched() throws Exception {
         Request request = new Request();
-        guard(SinkOptions.LostTransactions.FAIL, r -> {}, id -> {
+        guard(KafkaSinkOptions.LostTransactions.FAIL, r -> {}, id -> {
             throw new AssertionError("the broker is asked only about failed commits");
         }).commit(one(request));
         assertThat(request.outcome).isEqualTo("pending");

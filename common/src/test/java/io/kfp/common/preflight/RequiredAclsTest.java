@@ -3,7 +3,7 @@ package io.kfp.common.preflight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
@@ -33,7 +33,7 @@ class RequiredAclsTest {
     @Test
     void aRelayGetsReadOnItsInputsAndGroupWriteOnItsOutputsAndItsTransactionalPrefix() {
         Configuration c = config("source.topics", "a, b", "sink.topic", "out", "job.instance-id", "blue");
-        assertThat(lines(c, List.of(SourceOptions.GROUP, SinkOptions.GROUP), List.of("late"))).containsExactly(
+        assertThat(lines(c, List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP), List.of("late"))).containsExactly(
                 "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic a",
                 "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic b",
                 "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp.relay-job.blue",
@@ -47,7 +47,7 @@ class RequiredAclsTest {
     void configuredGroupAndPrefixAreTheOnesGranted() {
         Configuration c = config("source.topics", "in", "sink.topic", "out", "source.group-id", "g1",
                 "sink.transactional-id-prefix", "tx1");
-        List<AclBinding> acls = RequiredAcls.of(c, List.of(SourceOptions.GROUP, SinkOptions.GROUP), List.of(), "User:relay");
+        List<AclBinding> acls = RequiredAcls.of(c, List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP), List.of(), "User:relay");
         assertThat(acls).filteredOn(a -> a.pattern().resourceType() == ResourceType.GROUP)
                 .singleElement().satisfies(a -> assertThat(a.pattern().name()).isEqualTo("g1"));
         assertThat(acls).filteredOn(a -> a.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID)
@@ -61,7 +61,7 @@ class RequiredAclsTest {
     @Test
     void anAtLeastOnceSinkNeedsNoTransactionalIdAndASourceAloneNoWrite() {
         Configuration writer = config("sink.topic", "out", "sink.delivery-guarantee", "at-least-once");
-        assertThat(lines(writer, List.of(SinkOptions.GROUP), List.of()))
+        assertThat(lines(writer, List.of(KafkaSinkOptions.GROUP), List.of()))
                 .noneMatch(l -> l.contains("--transactional-id")).noneMatch(l -> l.contains("--group"));
         Configuration reader = config("source.topics", "in");
         assertThat(lines(reader, List.of(SourceOptions.GROUP), List.of())).noneMatch(l -> l.contains("Write"));

@@ -20,9 +20,9 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** What a job writes to Kafka and with which guarantee. */
-public final class SinkOptions implements OptionGroup {
+public final class KafkaSinkOptions implements OptionGroup {
 
-    public static final SinkOptions GROUP = new SinkOptions();
+    public static final KafkaSinkOptions GROUP = new KafkaSinkOptions();
 
     /** How transactional ids are chosen (exactly-once). */
     public enum TransactionNaming {
@@ -179,7 +179,7 @@ public final class SinkOptions implements OptionGroup {
 
     private static final Pattern SAFE_PREFIX = Pattern.compile("[A-Za-z0-9._-]+");
 
-    private SinkOptions() {}
+    private KafkaSinkOptions() {}
 
     @Override
     public String title() {

@@ -17,7 +17,7 @@ import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 
-class ConsoleWriterTest {
+class ConsoleSinkTest {
 
     /** Processing time that moves only when the test says so. */
     static final class ManualTime implements ProcessingTimeService {
