@@ -1,6 +1,6 @@
 package io.kfp.deploy;
 
-import io.kfp.common.kafka.SinkOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.verify.RelayVerifier;
 import io.kfp.common.verify.Verdict;
 import java.io.IOException;
@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -314,7 +315,7 @@ public final class Kfp implements Callable<Integer> {
 
     /** What every transactional id of a job with {@code config} starts with: the connector names them PREFIX-SUBTASK-N, and the dash keeps another job's longer prefix out. */
     static String transactionalIds(org.apache.flink.configuration.Configuration config) {
-        return SinkOptions.transactionalIdPrefix(config) + "-";
+        return KafkaSinkOptions.transactionalIdPrefix(config) + "-";
     }
 
     /** Each writing job running on the cluster (by the name its config gives it) and its transactional id prefix; none when no JobManager answers. */
@@ -943,11 +944,19 @@ public final class Kfp implements Callable<Integer> {
                 @Option(names = "--records", defaultValue = "1000000", description = "at least this many (default ${DEFAULT-VALUE})") long records,
                 @Option(names = "--rate", defaultValue = "3000", description = "records per second (default ${DEFAULT-VALUE})") int rate,
                 @Option(names = "--seed", defaultValue = "1", description = "of the random draw (default ${DEFAULT-VALUE})") long seed,
+                @Option(names = "--warm-up", defaultValue = "2 min", paramLabel = "DURATION",
+                        description = "the relay runs this long before the first fault, so the lab's fresh JVMs are done compiling (default ${DEFAULT-VALUE}; 0 s for none)") String warmUp,
                 @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS) List<String> relayOptions)
                 throws Exception {
+            Duration wait;
+            try {
+                wait = TimeUtils.parseDuration(warmUp);
+            } catch (IllegalArgumentException e) {
+                throw new KfpException("--warm-up " + warmUp + " is not a duration: write a number with a unit, e.g. 90 s or 2 min.");
+            }
             List<LabDrill.Fault> faults = LabDrill.random(count, seed);
             kfp.out.println("soak: " + faults.stream().map(LabDrill.Fault::label).toList());
-            return new LabDrill(kfp, orEmpty(relayOptions)).run(faults, records, rate).clean() ? 0 : KfpException.FAILED;
+            return new LabDrill(kfp, orEmpty(relayOptions)).run(faults, records, rate, wait).clean() ? 0 : KfpException.FAILED;
         }
 
         private static final String RELAY_OPTIONS = "after --: relay options to try under the faults, after the drill's own"

@@ -167,6 +167,16 @@ final class LabDrill {
 
     /** Runs {@code faults} while at least {@code records} are produced at {@code rate} per second. */
     Verdict run(List<Fault> faults, long records, int rate) throws Exception {
+        return run(faults, records, rate, Duration.ZERO);
+    }
+
+    /**
+     * Like {@link #run(List, long, int)}, the relay running {@code warmUp} before the first fault:
+     * on a lab just started, every JVM spends its first minutes compiling (each broker's C2 compiler
+     * thread used 42 s of CPU in the first 6 minutes of a soak, on two cores shared by ten JVMs), and
+     * a fault struck then measures that as much as the recovery.
+     */
+    Verdict run(List<Fault> faults, long records, int rate, Duration warmUp) throws Exception {
         kfp.requireLabNetwork();
         say("drill: " + faults.size() + " faults, at least " + records + " records at " + rate + "/s, relay " + JOB_NAME
                 + (relayOptions.isEmpty() ? "" : " " + String.join(" ", relayOptions)));
@@ -194,6 +204,10 @@ final class LabDrill {
         try {
             awaitCondition("the relay's first committed output on every partition", Duration.ofMinutes(3),
                     () -> observer.flowingSince(0));
+            if (!warmUp.isZero()) {
+                say("drill: warming up, the relay running " + warmUp.toSeconds() + " s before the first fault");
+                Processes.sleep(warmUp);
+            }
             // The matrix's order lets a restarted process come back beside a fault that does not need
             // it; in any other order (the soak's random draw, a list) nothing says so, and a fault
             // struck while the last one's replacement still starts measures both: the whole lab first.

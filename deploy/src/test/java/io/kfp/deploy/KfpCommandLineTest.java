@@ -96,6 +96,14 @@ class KfpCommandLineTest {
     }
 
     @Test
+    void aSoakWarmUpThatIsNoDurationIsNamedBeforeAnythingStarts() {
+        Result r = kfp("lab", "soak", "--warm-up", "soon");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--warm-up soon is not a duration: write a number with a unit, e.g. 90 s or 2 min.");
+        assertThat(kfp("lab", "soak", "--help").out().replaceAll("\\s+", " ")).contains("--warm-up=DURATION").contains("(default 2 min; 0 s for none)");
+    }
+
+    @Test
     void anUnknownJobIsNamed() {
         Result r = kfp("submit", "relai");
         assertThat(r.exit()).isEqualTo(2);
