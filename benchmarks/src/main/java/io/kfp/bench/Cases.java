@@ -1,7 +1,7 @@
 package io.kfp.bench;
 
+import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
@@ -26,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -394,8 +393,7 @@ public final class Cases {
 
     /** The job's configuration from {@code args} alone, validated; its workflow run until it ends. */
     private static void untilItEnds(JobSpec spec, String... args) throws Exception {
-        Configuration config = spec.configuration(args);
-        StreamEnvironments.execute(config, spec.workflow(config));
+        JobEntryPoint.UNTIL_IT_ENDS.launch(spec, spec.configuration(args));
     }
 
     /** The real sink job printing the input (values only, its default) to a counting stdout. */

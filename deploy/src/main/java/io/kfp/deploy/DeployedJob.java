@@ -60,6 +60,8 @@ record DeployedJob(String name) {
             throw new KfpException("cannot read the " + name + " job's config: "
                     + loaded.syntaxProblems().stream().map(ConfigProblem::describe).collect(Collectors.joining("; ")));
         }
+        // The values as written, not validated: fine for the string options kfp reads (names,
+        // topics, servers); an enum option read here would need ConfigValidator's spelling rules.
         return Configuration.fromMap(loaded.raw().values());
     }
 

@@ -32,6 +32,17 @@ final class JobSubmitter {
      */
     static final List<String> SHORT_LIVED_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
+    /**
+     * {@link #SHORT_LIVED_JVM}, without the collector when the user's {@code JAVA_TOOL_OPTIONS} or
+     * {@code JDK_JAVA_OPTIONS} already choose one: two collectors and the JVM refuses to start.
+     */
+    static List<String> shortLivedJvm(Map<String, String> environment) {
+        boolean collectorChosen = java.util.stream.Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
+                .map(name -> environment.getOrDefault(name, ""))
+                .anyMatch(options -> options.matches("(?s).*-XX:\\+Use\\w*GC\\b.*"));
+        return collectorChosen ? List.of("-XX:TieredStopAtLevel=1") : SHORT_LIVED_JVM;
+    }
+
     private final KfpSettings settings;
     private final FlinkCluster cluster;
     private final Map<String, String> environment;
@@ -162,7 +173,7 @@ final class JobSubmitter {
             }
         }
         List<String> command = new ArrayList<>(List.of(settings.javaBin()));
-        command.addAll(SHORT_LIVED_JVM);
+        command.addAll(shortLivedJvm(environment));
         command.addAll(List.of("-cp",
                 settings.dist().resolve("kafka").resolve("libs") + "/*:" + Kfp.ownClasspath(settings),
                 AclGrant.class.getName(), security.adminProperties().toString()));
@@ -181,7 +192,7 @@ final class JobSubmitter {
         try (JarFile file = new JarFile(jar.toFile())) {
             String main = file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
             List<String> command = new ArrayList<>(List.of(settings.javaBin()));
-            command.addAll(SHORT_LIVED_JVM);
+            command.addAll(shortLivedJvm(environment));
             command.addAll(FlinkCluster.JAVA_OPENS);
             command.addAll(List.of("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"),
                     "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
@@ -232,7 +243,7 @@ final class JobSubmitter {
     private List<String> cli(Path idFile) {
         List<String> command = new ArrayList<>();
         command.add(settings.javaBin());
-        command.addAll(SHORT_LIVED_JVM);
+        command.addAll(shortLivedJvm(environment));
         command.addAll(FlinkCluster.JAVA_OPENS);
         command.add("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"));
         command.add("-D" + SubmittedJobId.FILE_PROPERTY + "=" + idFile);

@@ -205,7 +205,7 @@ final class LabDrill {
             awaitCondition("the relay's first committed output on every partition", Duration.ofMinutes(3),
                     () -> observer.flowingSince(0));
             if (!warmUp.isZero()) {
-                say("drill: warming up, the relay running " + warmUp.toSeconds() + " s before the first fault");
+                say("drill: warming up, the relay running " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(warmUp) + " before the first fault");
                 Processes.sleep(warmUp);
             }
             // The matrix's order lets a restarted process come back beside a fault that does not need

@@ -20,6 +20,15 @@ class JobSubmitterTest {
     }
 
     @Test
+    void shortLivedJvmsLeaveTheCollectorToAUserWhoChoseOne() {
+        assertThat(JobSubmitter.shortLivedJvm(Map.of())).containsExactly("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+        assertThat(JobSubmitter.shortLivedJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xmx1g -XX:+UseG1GC")))
+                .containsExactly("-XX:TieredStopAtLevel=1");
+        assertThat(JobSubmitter.shortLivedJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:+UseParallelGC"))).containsExactly("-XX:TieredStopAtLevel=1");
+        assertThat(JobSubmitter.shortLivedJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xmx1g"))).contains("-XX:+UseSerialGC");
+    }
+
+    @Test
     void byDefaultTheJobsFileSaysEverything() {
         JobSubmitter.Submission s = plan(Map.of(), "relay", "--checkpoint.interval", "1 s");
         assertThat(s.config()).isEqualTo(HOME.resolve("conf/jobs/relay.yaml"));

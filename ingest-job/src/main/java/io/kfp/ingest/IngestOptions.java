@@ -243,7 +243,7 @@ public final class IngestOptions implements OptionGroup {
                         "use at most " + (request - KafkaSinkOptions.RECORD_OVERHEAD_BYTES) + " bytes, or raise"
                                 + " kafka.properties.max.request.size (and the topic's max.message.bytes).");
             }
-        } catch (NumberFormatException reportedBySinkOptions) {
+        } catch (NumberFormatException reportedByKafkaSinkOptions) {
             // kafka.properties.max.request.size is not a number: KafkaSinkOptions names it.
         }
         config.getOptional(KEY_DELIMITER)

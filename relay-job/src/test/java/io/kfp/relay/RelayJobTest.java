@@ -58,6 +58,16 @@ class RelayJobTest {
     }
 
     @Test
+    void itsWorkflowLetsChainedOperatorsShareRecords() {
+        Configuration config = config();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
+        new RelayJob(config, ListSource.of(input(1), TypeInformation.of(RelayRecord.class)), new CollectingSink<>(), null)
+                .defineWorkflow(env);
+        assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
+    }
+
+    @Test
     void relaysEveryRecordByteForByte() throws Exception {
         List<RelayRecord> input = input(500);
         CollectingSink<RelayRecord> sink = new CollectingSink<>();

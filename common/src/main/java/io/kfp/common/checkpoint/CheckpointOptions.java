@@ -82,8 +82,7 @@ public final class CheckpointOptions implements OptionGroup {
                     .withDescription(
                             "Keep the last checkpoint when the job is cancelled, so it can be"
                                     + " resumed from it (execution.state-recovery.path);"
-                                    + " delete-on-cancellation keeps it only when the job fails,"
-                                    + " no-externalized-checkpoints never.");
+                                    + " delete-on-cancellation keeps it only when the job fails.");
 
     public static final ConfigOption<Integer> NUM_RETAINED =
             key("checkpoint.num-retained")
@@ -171,6 +170,15 @@ public final class CheckpointOptions implements OptionGroup {
         }
         if (config.get(MAX_CONCURRENT) < 1) {
             problems.add(MAX_CONCURRENT.key(), "must be at least 1.", "use 1.");
+        }
+        if (config.get(RETENTION) == ExternalizedCheckpointRetention.NO_EXTERNALIZED_CHECKPOINTS) {
+            // Flink's type has a third value; with it nothing is left to resume from once the job
+            // ends, not even after a failure (kfp resume, the lost-transaction guard's advice).
+            problems.add(
+                    RETENTION.key(),
+                    "no-externalized-checkpoints deletes every checkpoint when the job ends, even when"
+                            + " it fails: nothing would be left to resume from.",
+                    "use retain-on-cancellation (the default) or delete-on-cancellation.");
         }
         checkLocation(config, DIRECTORY, problems);
         checkLocation(config, SAVEPOINT_DIRECTORY, problems);

@@ -105,6 +105,8 @@ class ConfigValidatorTest {
         assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.NONE);
         assertThat(onlyProblem("--checkpoint.retention", "forever").describe())
                 .contains("one of delete-on-cancellation, retain-on-cancellation, no-externalized-checkpoints");
+        assertThat(onlyProblem("--checkpoint.retention", "NO_EXTERNALIZED_CHECKPOINTS").describe())
+                .contains("nothing would be left to resume from", "use retain-on-cancellation (the default) or delete-on-cancellation");
     }
 
     @Test
