@@ -26,8 +26,8 @@ final class JobSubmitter {
     /**
      * For the JVMs kfp starts to run a job's main or a Kafka tool once (seconds, then exit): the
      * C1 compiler only and the serial collector. The default tiered C2 compiler and G1 spend CPU on
-     * code that never runs long; measured in the lab, a {@code flink run} of the relay used 8-9 s of
-     * CPU with the defaults and 4.2-4.5 s with these, and on the loaded 2-core lab a rescale's
+     * code that never runs long; measured in the lab, a {@code flink run} of the relay used 6.8-9.4 s of
+     * CPU with the defaults and 3.9-4.7 s with these, and on the loaded 2-core lab a rescale's
      * resubmission, a JVM on a shared core, took 12-16 s with the defaults.
      */
     static final List<String> SHORT_LIVED_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
