@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.DeploymentOptions;
 
 /**
@@ -37,7 +38,7 @@ final class JobSubmitter {
      * {@code JDK_JAVA_OPTIONS} already choose one: two collectors and the JVM refuses to start.
      */
     static List<String> shortLivedJvm(Map<String, String> environment) {
-        boolean collectorChosen = java.util.stream.Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
+        boolean collectorChosen = Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
                 .map(name -> environment.getOrDefault(name, ""))
                 .anyMatch(options -> options.matches("(?s).*-XX:\\+Use\\w*GC\\b.*"));
         return collectorChosen ? List.of("-XX:TieredStopAtLevel=1") : SHORT_LIVED_JVM;

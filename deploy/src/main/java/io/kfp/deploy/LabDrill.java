@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.common.config.ConfigValidator;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,6 +32,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
@@ -88,7 +90,7 @@ final class LabDrill {
         }
 
         String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return ConfigValidator.text(this);
         }
     }
 
@@ -205,7 +207,7 @@ final class LabDrill {
             awaitCondition("the relay's first committed output on every partition", Duration.ofMinutes(3),
                     () -> observer.flowingSince(0));
             if (!warmUp.isZero()) {
-                say("drill: warming up, the relay running " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(warmUp) + " before the first fault");
+                say("drill: warming up, the relay running " + TimeUtils.formatWithHighestUnit(warmUp) + " before the first fault");
                 Processes.sleep(warmUp);
             }
             // The matrix's order lets a restarted process come back beside a fault that does not need

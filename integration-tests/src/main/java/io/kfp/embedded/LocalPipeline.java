@@ -167,7 +167,7 @@ public final class LocalPipeline {
         String input = config.getOptional(SourceOptions.TOPICS).isPresent() || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
                 ? SourceOptions.describeInput(config) : "typed lines";
         String output = config.getOptional(KafkaSinkOptions.TOPIC).orElse("this console");
-        return spec.command() + ": " + (config.getOptional(KafkaSinkOptions.TOPIC).isPresent() ? io.kfp.common.config.ConfigValidator.text(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
+        return spec.command() + ": " + (config.getOptional(KafkaSinkOptions.TOPIC).isPresent() ? ConfigValidator.text(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
                 + (config.get(CheckpointOptions.ENABLED)
                         ? "checkpoint every " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(config.get(CheckpointOptions.INTERVAL))
                         : "no checkpoints")
