@@ -1,7 +1,6 @@
 package io.kfp.embedded;
 
 import io.kfp.common.kafka.TlsCertificates;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -19,9 +18,12 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -103,13 +105,13 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** The client settings of {@code user} on a broker with users: SASL_SSL, SCRAM-SHA-512, the test CA trusted. */
     public Properties clientOf(String user, String password) {
         Properties props = new Properties();
-        props.setProperty("security.protocol", "SASL_SSL");
-        props.setProperty("sasl.mechanism", Users.MECHANISM);
-        props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required"
+        props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        props.setProperty(SaslConfigs.SASL_MECHANISM, Users.MECHANISM);
+        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required"
                 + " username=\"" + user + "\" password=\"" + password + "\";");
-        props.setProperty("ssl.truststore.location", certificates.truststore().toString());
-        props.setProperty("ssl.truststore.type", "PKCS12");
-        props.setProperty("ssl.truststore.password", certificates.password());
+        props.setProperty(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certificates.truststore().toString());
+        props.setProperty(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12");
+        props.setProperty(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, certificates.password());
         return props;
     }
 
@@ -253,7 +255,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     public Admin admin() {
         Properties props = new Properties();
         props.putAll(adminClient);
-        props.setProperty("bootstrap.servers", bootstrapServers());
+        props.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return Admin.create(props);
     }
 

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -36,7 +37,7 @@ final class PipelineStatus implements AutoCloseable {
 
     PipelineStatus(EmbeddedKafka kafka, LineHub hub, StatusLine line, Map<JobSpec, Configuration> configs) {
         this.admin = kafka.admin();
-        this.client.setProperty("bootstrap.servers", kafka.bootstrapServers());
+        this.client.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         this.hub = hub;
         this.line = line;
         this.configs = configs;

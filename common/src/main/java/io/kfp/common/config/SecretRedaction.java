@@ -5,28 +5,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.apache.flink.configuration.GlobalConfiguration;
 
 /**
  * Decides which settings are secrets and hides their values wherever configuration is printed or
- * logged. Errs on the side of hiding: a key merely mentioning a password is hidden.
+ * logged. Flink's own rule first ({@link GlobalConfiguration#isSensitive}: what its logs and web UI
+ * hide - password, secret, token, apikey, jaas.config, ...); then what it lacks for Kafka client
+ * settings and hand-written files: keys naming a passwd, an api.key, a credential, an ssl.key or a
+ * private key, and values that carry a secret whatever their key (a JAAS config under a misspelt
+ * key). Errs on the side of hiding: a key merely mentioning a password is hidden.
  */
 public final class SecretRedaction {
 
-    public static final String REDACTED = "******";
+    public static final String REDACTED = GlobalConfiguration.HIDDEN_CONTENT;
 
-    private static final List<String> SECRET_KEY_PARTS =
-            List.of(
-                    "password",
-                    "passwd",
-                    "secret",
-                    "jaas.config",
-                    "token",
-                    "apikey",
-                    "api-key",
-                    "api.key",
-                    "credential",
-                    "ssl.key",
-                    "private");
+    /** Key parts Flink's {@link GlobalConfiguration#isSensitive} does not hide. */
+    private static final List<String> MORE_SECRET_KEY_PARTS = List.of("passwd", "api.key", "credential", "ssl.key", "private");
 
     private static final Pattern SECRET_VALUE =
             Pattern.compile("(?i)(password|passwd|secret|token)\\s*[=:]|LoginModule");
@@ -35,7 +29,7 @@ public final class SecretRedaction {
 
     public static boolean isSecret(String key) {
         String lower = key.toLowerCase(Locale.ROOT);
-        return SECRET_KEY_PARTS.stream().anyMatch(lower::contains);
+        return GlobalConfiguration.isSensitive(key) || MORE_SECRET_KEY_PARTS.stream().anyMatch(lower::contains);
     }
 
     /**

@@ -7,7 +7,6 @@ import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.preflight.TransactionTimeoutPreflight;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -255,7 +254,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                             + ": replays after a failure would write duplicates.",
                     "set checkpoint.mode=exactly-once, or sink.delivery-guarantee=at-least-once.");
         } else {
-            TransactionTimeoutPreflight.checkAgainstCheckpointing(
+            TransactionTimeout.checkAgainstCheckpointing(
                             config.get(TRANSACTION_TIMEOUT),
                             config.get(CheckpointOptions.INTERVAL),
                             config.get(CheckpointOptions.MIN_PAUSE),

@@ -55,13 +55,13 @@ public final class KafkaSourceFactory {
         boolean checkpointing = config.get(CheckpointOptions.ENABLED);
         if (checkpointing) {
             props.setProperty(
-                    "commit.offsets.on.checkpoint",
+                    KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(),
                     String.valueOf(config.get(SourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT)));
-            props.setProperty("enable.auto.commit", "false");
+            props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         } else {
             boolean autoCommit = config.get(SourceOptions.AUTO_COMMIT);
-            props.setProperty("commit.offsets.on.checkpoint", "false");
-            props.setProperty("enable.auto.commit", String.valueOf(autoCommit));
+            props.setProperty(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(), "false");
+            props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, String.valueOf(autoCommit));
             if (autoCommit) {
                 props.setProperty(
                         "auto.commit.interval.ms",

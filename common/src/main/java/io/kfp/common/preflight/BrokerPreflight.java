@@ -7,6 +7,7 @@ import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.common.kafka.TransactionTimeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -331,7 +332,7 @@ public final class BrokerPreflight {
                 if (unwrap(e) instanceof AuthorizationException) {
                     warnings.accept("not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs"
                             + " on the cluster): the check of sink.transaction-timeout ("
-                            + TransactionTimeoutPreflight.format(wanted) + ") against it is skipped. If it is"
+                            + TransactionTimeout.format(wanted) + ") against it is skipped. If it is"
                             + " longer, the job fails at start with InvalidTxnTimeoutException; a stock broker"
                             + " allows 15 min.");
                     return problems;
@@ -340,13 +341,13 @@ public final class BrokerPreflight {
                 return problems;
             }
             if (brokerMax.isPresent()) {
-                TransactionTimeoutPreflight.checkAgainstBroker(wanted, brokerMax.getAsLong())
+                TransactionTimeout.checkAgainstBroker(wanted, brokerMax.getAsLong())
                         .ifPresent(
                                 f ->
                                         problems.add(
                                                 new ConfigProblem(
                                                         KafkaSinkOptions.TRANSACTION_TIMEOUT.key(),
-                                                        TransactionTimeoutPreflight.format(wanted),
+                                                        TransactionTimeout.format(wanted),
                                                         null,
                                                         f.problem(),
                                                         f.fix())));
@@ -408,7 +409,7 @@ public final class BrokerPreflight {
                 requirements.bootstrapServers(),
                 null,
                 "no Kafka broker answered within "
-                        + TransactionTimeoutPreflight.format(timeout)
+                        + TimeUtils.formatWithHighestUnit(timeout)
                         + " (tried "
                         + requirements.bootstrapServers()
                         + "): "

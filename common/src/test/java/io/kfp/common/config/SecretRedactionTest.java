@@ -36,6 +36,20 @@ class SecretRedactionTest {
     }
 
     @Test
+    void keysFlinkHidesAndTheOnesItDoesNotAreBothHidden() {
+        // Flink's own rule (GlobalConfiguration.isSensitive) ...
+        assertThat(SecretRedaction.isSecret("s3.secret-key")).isTrue();
+        assertThat(SecretRedaction.isSecret("kafka.properties.sasl.oauthbearer.token.endpoint.url")).isTrue();
+        // ... and what it lacks
+        assertThat(SecretRedaction.isSecret("kafka.properties.db.passwd")).isTrue();
+        assertThat(SecretRedaction.isSecret("kafka.properties.ssl.keystore.key")).isTrue(); // a PEM private key
+        assertThat(SecretRedaction.isSecret("kafka.properties.ssl.key.location")).isTrue();
+        assertThat(SecretRedaction.isSecret("s3.credentials.provider")).isTrue();
+        assertThat(SecretRedaction.isSecret("kafka.properties.private.key.file")).isTrue();
+        assertThat(SecretRedaction.isSecret("sink.topic")).isFalse();
+    }
+
+    @Test
     void nullStaysNull() {
         assertThat(SecretRedaction.redact("x.password", null)).isNull();
     }

@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The root README's table of shared options is generated from the declarations. If this fails,
+ * common/README.md's table of shared options is generated from the declarations. If this fails,
  * run {@code mvn -pl common test -Dtest=SharedOptionsDocTest -Dkfp.docs.update=true}.
  */
 class SharedOptionsDocTest {
@@ -26,7 +26,7 @@ class SharedOptionsDocTest {
                         .workflow(c -> env -> {});
         Map<String, String> noJobDefaults = Map.of();
         String generated = OptionsHelp.markdown(everything.groups(), noJobDefaults);
-        Path readme = Path.of("..", "README.md");
+        Path readme = Path.of("README.md");
 
         String wanted = OptionsDoc.syncOrCompare(readme, generated);
 

@@ -1,8 +1,9 @@
-package io.kfp.common.preflight;
+package io.kfp.common.kafka;
 
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Optional;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * The two ways an exactly-once sink's transaction timeout goes wrong, checked before the job
@@ -14,8 +15,12 @@ import java.util.Optional;
  *   <li>not longer than a checkpoint can take: a transaction opened after one checkpoint must
  *       survive until the next one completes, else the broker aborts it and its records are lost.
  * </ul>
+ *
+ * <p>Both checks and both messages live here, beside the option they guard ({@link
+ * KafkaSinkOptions#TRANSACTION_TIMEOUT}): its validation asks the first, the broker preflight the
+ * second with the value the broker reports.
  */
-public final class TransactionTimeoutPreflight {
+public final class TransactionTimeout {
 
     /** Slack for the commit after checkpoint completion, GC pauses and clock drift. */
     public static final Duration MARGIN = Duration.ofMinutes(1);
@@ -23,7 +28,7 @@ public final class TransactionTimeoutPreflight {
     /** What is wrong and what to do. */
     public record Finding(String problem, String fix) {}
 
-    private TransactionTimeoutPreflight() {}
+    private TransactionTimeout() {}
 
     /** The longest a transaction can stay open before its checkpoint completes, plus margin. */
     public static Duration requiredTimeout(Duration interval, Duration minPause, Duration checkpointTimeout) {
@@ -86,21 +91,15 @@ public final class TransactionTimeoutPreflight {
                                 + " and restart them."));
     }
 
-    /** "2 h", "15 min", "5 s", "125.5 s", "500 ms": the largest unit that reads naturally. */
+    /**
+     * Flink's {@link TimeUtils#formatWithHighestUnit} ("15 min", "5 s", "500 ms"), except for what it
+     * lacks: a sum of checkpoint settings such as 125.5 s reads in seconds, not as "125500 ms".
+     */
     public static String format(Duration duration) {
         long ms = duration.toMillis();
-        if (ms != 0 && ms % 3_600_000 == 0) {
-            return ms / 3_600_000 + " h";
-        }
-        if (ms != 0 && ms % 60_000 == 0) {
-            return ms / 60_000 + " min";
-        }
-        if (ms != 0 && ms % 1000 == 0) {
-            return ms / 1000 + " s";
-        }
-        if (ms >= 1000) {
+        if (ms > 1000 && ms % 1000 != 0) {
             return BigDecimal.valueOf(ms).movePointLeft(3).stripTrailingZeros().toPlainString() + " s";
         }
-        return ms + " ms";
+        return TimeUtils.formatWithHighestUnit(duration);
     }
 }
