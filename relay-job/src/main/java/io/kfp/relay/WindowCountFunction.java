@@ -1,5 +1,6 @@
 package io.kfp.relay;
 
+import io.kfp.common.log.RateLimitedWarning;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.apache.flink.api.common.state.MapState;
@@ -25,7 +26,6 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WindowCountFunction.class);
-    private static final long LATE_LOG_INTERVAL_MS = 10_000;
 
     public static final String LATE_METRIC = "lateRecords";
     public static final OutputTag<RelayRecord> LATE = new OutputTag<>("late-records") {};
@@ -34,7 +34,7 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
 
     private transient MapState<Long, Long> counts;
     private transient Counter late;
-    private transient long lastLateLog;
+    private transient RateLimitedWarning lateWarning;
 
     public WindowCountFunction(long windowSizeMs) {
         this.windowSizeMs = windowSizeMs;
@@ -46,6 +46,7 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
                 getRuntimeContext()
                         .getMapState(new MapStateDescriptor<>("window-counts", Types.LONG, Types.LONG));
         late = getRuntimeContext().getMetricGroup().counter(LATE_METRIC);
+        lateWarning = new RateLimitedWarning(LOG);
     }
 
     @Override
@@ -92,17 +93,13 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
     }
 
     private void logLate(String key, long timestamp, long watermark) {
-        long now = System.currentTimeMillis();
-        if (now - lastLateLog >= LATE_LOG_INTERVAL_MS) {
-            lastLateLog = now;
-            LOG.warn(
-                    "Late record (timestamp {} behind watermark {}, {} late so far in this subtask):"
-                            + " its window was already emitted. Raise relay.max-out-of-orderness if"
-                            + " this is expected. Key length {}.",
-                    Instant.ofEpochMilli(timestamp),
-                    Instant.ofEpochMilli(watermark),
-                    late.getCount(),
-                    WindowKeys.NO_KEY.equals(key) ? "none" : key.length());
-        }
+        lateWarning.warn(
+                "Late record (timestamp {} behind watermark {}, {} late so far in this subtask):"
+                        + " its window was already emitted. Raise relay.max-out-of-orderness if"
+                        + " this is expected. Key length {}.",
+                Instant.ofEpochMilli(timestamp),
+                Instant.ofEpochMilli(watermark),
+                late.getCount(),
+                WindowKeys.NO_KEY.equals(key) ? "none" : key.length());
     }
 }

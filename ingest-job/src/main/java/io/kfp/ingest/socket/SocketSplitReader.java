@@ -1,5 +1,6 @@
 package io.kfp.ingest.socket;
 
+import io.kfp.common.log.RateLimitedWarning;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -37,7 +38,6 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     /** Reads block at most this long, so the fetcher can react to wake-ups and shutdown. */
     static final int READ_POLL_MS = 200;
     private static final int READ_BUFFER = 64 * 1024;
-    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final SocketSourceSettings settings;
     private final Function<Endpoint, EndpointMetrics> metricsFactory;
@@ -62,10 +62,10 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     private long nextAttemptNanos;
     private boolean wokenUp;
     private volatile boolean closed;
-    private final RateLimitedWarning oversizedWarning = new RateLimitedWarning();
-    private final RateLimitedWarning malformedWarning = new RateLimitedWarning();
-    private final RateLimitedWarning connectWarning = new RateLimitedWarning();
-    private final RateLimitedWarning encodingWarning = new RateLimitedWarning();
+    private final RateLimitedWarning oversizedWarning = new RateLimitedWarning(LOG);
+    private final RateLimitedWarning malformedWarning = new RateLimitedWarning(LOG);
+    private final RateLimitedWarning connectWarning = new RateLimitedWarning(LOG);
+    private final RateLimitedWarning encodingWarning = new RateLimitedWarning(LOG);
 
     SocketSplitReader(SocketSourceSettings settings, Function<Endpoint, EndpointMetrics> metricsFactory) {
         this.settings = settings;
@@ -421,33 +421,6 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
             oversizedWarning.warn(
                     "Skipped a line of {} bytes from {}: longer than ingest.max-line-length ({} bytes).",
                     length, split.endpoint(), settings.maxLineLength());
-        }
-    }
-
-    /** At most one warning of a kind every 10 s, saying how many were suppressed. */
-    private static final class RateLimitedWarning {
-        private long lastNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
-        private long suppressed;
-
-        void warn(String format, Object... args) {
-            long now = System.nanoTime();
-            if (now - lastNanos < WARN_INTERVAL_NANOS) {
-                suppressed++;
-                return;
-            }
-            lastNanos = now;
-            if (suppressed > 0) {
-                LOG.warn(format + " ({} more like this in the last 10 s.)", append(args, suppressed));
-            } else {
-                LOG.warn(format, args);
-            }
-            suppressed = 0;
-        }
-
-        private static Object[] append(Object[] args, Object extra) {
-            Object[] all = java.util.Arrays.copyOf(args, args.length + 1);
-            all[args.length] = extra;
-            return all;
         }
     }
 }
