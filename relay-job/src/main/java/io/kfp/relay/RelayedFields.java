@@ -1,10 +1,10 @@
 package io.kfp.relay;
 
 import io.kfp.common.kafka.OutgoingRecord;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** {@link RelayRecord} -> the parts of the outgoing Kafka record: the same bytes, headers and timestamp. */
 final class RelayedFields implements OutgoingRecord<RelayRecord> {
@@ -22,15 +22,15 @@ final class RelayedFields implements OutgoingRecord<RelayRecord> {
     }
 
     @Override
-    public Iterable<Header> headers(RelayRecord record) {
+    public Headers headers(RelayRecord record) {
         if (record.headerKeys == null) {
             return null;
         }
-        List<Header> headers = new ArrayList<>(record.headerKeys.length);
-        for (int i = 0; i < record.headerKeys.length; i++) {
-            headers.add(new RecordHeader(record.headerKeys[i], record.headerValues[i]));
+        Header[] headers = new Header[record.headerKeys.length];
+        for (int i = 0; i < headers.length; i++) {
+            headers[i] = new RecordHeader(record.headerKeys[i], record.headerValues[i]);
         }
-        return headers;
+        return new RecordHeaders(headers);
     }
 
     /** The timestamp read from the input, not the one Flink carries (they agree for Kafka input). */

@@ -1,7 +1,7 @@
 package io.kfp.common.kafka;
 
 import java.io.Serializable;
-import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * How a job's element becomes the parts of a Kafka record. The topic, partition and whether
@@ -16,7 +16,7 @@ public interface OutgoingRecord<T> extends Serializable {
     byte[] value(T element);
 
     /** Headers to write, or {@code null} for none. */
-    default Iterable<Header> headers(T element) {
+    default Headers headers(T element) {
         return null;
     }
 

@@ -1,29 +1,29 @@
 package io.kfp.common.kafka;
 
-import java.util.List;
 import java.util.Optional;
 import org.apache.flink.api.common.serialization.SerializationSchema;
-import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetFacet;
-import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetIdentifier;
 import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
 import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacetProvider;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchemaBuilder;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Writes each element to one topic, with the sink's partitioner and timestamp setting. Names its
- * topic to the connector ({@link KafkaDatasetFacetProvider}): lineage, and pooling transaction
- * naming, which fails the job without it. What it writes is counted by the connector's writer
- * (Flink's {@code numRecordsOut}, and {@code numBytesOut} from the producer's bytes sent).
+ * Writes each element to one topic: the connector's {@link KafkaRecordSerializationSchema#builder()}
+ * (topic, key, value, headers, partitioner; it names the topic to the connector, for lineage and for
+ * pooling transaction naming, which fails the job without it), plus the one thing the builder lacks:
+ * the timestamp. The builder always writes the element's Flink timestamp; here it is the element's
+ * own ({@link OutgoingRecord#timestamp}: the relay keeps its input record's), or none at all with
+ * {@code sink.write-timestamps=false} (the producer stamps the send time). What it writes is counted
+ * by the connector's writer (Flink's {@code numRecordsOut}, {@code numBytesOut} from the bytes sent).
  */
 public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
 
     private static final long serialVersionUID = 1L;
 
-    private final String topic;
+    private final KafkaRecordSerializationSchema<T> records;
     private final OutgoingRecord<T> fields;
-    private final KafkaPartitioner<T> partitioner;
     private final boolean writeTimestamps;
 
     /**
@@ -34,40 +34,34 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
             OutgoingRecord<T> fields,
             KafkaPartitioner<T> partitioner,
             boolean writeTimestamps) {
-        this.topic = topic;
+        KafkaRecordSerializationSchemaBuilder<T> builder =
+                KafkaRecordSerializationSchema.<T>builder()
+                        .setTopic(topic)
+                        .setKeySerializationSchema(fields::key)
+                        .setValueSerializationSchema(fields::value)
+                        .setHeaderProvider(fields::headers);
+        if (partitioner != null) {
+            builder.setPartitioner(partitioner);
+        }
+        this.records = builder.build();
         this.fields = fields;
-        this.partitioner = partitioner;
         this.writeTimestamps = writeTimestamps;
     }
 
     @Override
     public Optional<KafkaDatasetFacet> getKafkaDatasetFacet() {
-        return Optional.of(new DefaultKafkaDatasetFacet(DefaultKafkaDatasetIdentifier.ofTopics(List.of(topic))));
+        return ((KafkaDatasetFacetProvider) records).getKafkaDatasetFacet();
     }
 
     @Override
     public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
-        if (partitioner != null) {
-            partitioner.open(
-                    sinkContext.getParallelInstanceId(), sinkContext.getNumberOfParallelInstances());
-        }
+        records.open(context, sinkContext);
     }
 
     @Override
-    public ProducerRecord<byte[], byte[]> serialize(
-            T element, KafkaSinkContext context, Long timestamp) {
-        byte[] key = fields.key(element);
-        byte[] value = fields.value(element);
-        Integer partition =
-                partitioner == null
-                        ? null
-                        : partitioner.partition(
-                                element, key, value, topic, context.getPartitionsForTopic(topic));
-        Long recordTimestamp = writeTimestamps ? fields.timestamp(element, timestamp) : null;
-        if (recordTimestamp != null && recordTimestamp < 0) {
-            recordTimestamp = null;
-        }
-        return new ProducerRecord<>(topic, partition, recordTimestamp, key, value, fields.headers(element));
+    public ProducerRecord<byte[], byte[]> serialize(T element, KafkaSinkContext context, Long timestamp) {
+        // The builder's schema writes a null or negative timestamp as none.
+        return records.serialize(element, context, writeTimestamps ? fields.timestamp(element, timestamp) : null);
     }
 }
