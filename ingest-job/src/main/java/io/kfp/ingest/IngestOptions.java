@@ -26,19 +26,8 @@ public final class IngestOptions implements OptionGroup {
 
     /** Whether empty lines become (empty) Kafka records. */
     public enum EmptyLines {
-        KEEP("keep"),
-        DROP("drop");
-
-        private final String text;
-
-        EmptyLines(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        KEEP,
+        DROP;
     }
 
     public static final ConfigOption<String> ENDPOINTS =

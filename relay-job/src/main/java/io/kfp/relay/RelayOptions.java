@@ -3,6 +3,7 @@ package io.kfp.relay;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.kfp.common.config.ConfigProblems;
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SinkPartitioner;
@@ -20,20 +21,9 @@ public final class RelayOptions implements OptionGroup {
     /** The stage between source and sink. */
     public enum Transform {
         /** Records pass unchanged, byte for byte. */
-        NONE("none"),
+        NONE,
         /** Tumbling event-time windows counting records per key. */
-        WINDOW_COUNT("window-count");
-
-        private final String text;
-
-        Transform(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        WINDOW_COUNT;
     }
 
     public static final ConfigOption<Transform> TRANSFORM =
@@ -50,20 +40,9 @@ public final class RelayOptions implements OptionGroup {
     /** What to do with an input record too large for the producer to write. */
     public enum OversizedRecords {
         /** Fail the job at once, without restarts, naming the record. */
-        FAIL("fail"),
+        FAIL,
         /** Skip it, count it (oversizedRecordsSkipped) and log it. */
-        SKIP("skip");
-
-        private final String text;
-
-        OversizedRecords(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        SKIP;
     }
 
     public static final ConfigOption<OversizedRecords> OVERSIZED_RECORDS =
@@ -145,7 +124,7 @@ public final class RelayOptions implements OptionGroup {
             if (config.get(KafkaSinkOptions.PARTITIONER) != SinkPartitioner.KAFKA) {
                 problems.add(
                         SAME_PARTITION.key(),
-                        "conflicts with sink.partitioner=" + config.get(KafkaSinkOptions.PARTITIONER) + ".",
+                        "conflicts with sink.partitioner=" + ConfigValidator.text(config.get(KafkaSinkOptions.PARTITIONER)) + ".",
                         "choose one: relay.same-partition=true or a sink.partitioner.");
             }
         }

@@ -1,5 +1,6 @@
 package io.kfp.common.checkpoint;
 
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import java.net.URISyntaxException;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -46,7 +47,7 @@ public final class FaultTolerance {
         config.getOptional(CheckpointOptions.RESTORE_FROM)
                 .ifPresent(path -> flink.set(StateRecoveryOptions.SAVEPOINT_PATH, location(path)));
 
-        flink.set(StateBackendOptions.STATE_BACKEND, config.get(StateOptions.BACKEND).toString());
+        flink.set(StateBackendOptions.STATE_BACKEND, ConfigValidator.text(config.get(StateOptions.BACKEND)));
         flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.get(StateOptions.INCREMENTAL));
 
         applyRestartStrategy(config, flink);

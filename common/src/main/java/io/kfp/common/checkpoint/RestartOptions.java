@@ -26,22 +26,11 @@ public final class RestartOptions implements OptionGroup {
          * count start again after restart.reset-after without failure, so rare transient failures
          * never add up to a FAILED job.
          */
-        EXPONENTIAL_DELAY("exponential-delay"),
+        EXPONENTIAL_DELAY,
         /** The same delay each time; restart.attempts counts every failure in the job's life. */
-        FIXED_DELAY("fixed-delay"),
+        FIXED_DELAY,
         /** Fail at the first error. */
-        NONE("none");
-
-        private final String text;
-
-        Strategy(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        NONE;
     }
 
     public static final ConfigOption<Strategy> STRATEGY =

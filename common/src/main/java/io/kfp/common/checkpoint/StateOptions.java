@@ -14,20 +14,9 @@ public final class StateOptions implements OptionGroup {
     /** State backends we support. */
     public enum Backend {
         /** On local disk, off-heap: state larger than memory, incremental checkpoints. */
-        ROCKSDB("rocksdb"),
+        ROCKSDB,
         /** On the JVM heap: fastest, bounded by memory, full checkpoints. */
-        HASHMAP("hashmap");
-
-        private final String text;
-
-        Backend(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        HASHMAP;
     }
 
     public static final ConfigOption<Backend> BACKEND =

@@ -60,14 +60,14 @@ public final class JobOptions implements OptionGroup {
         String name = config.get(NAME);
         if (name == null || name.isBlank()) {
             problems.addMissing(NAME.key(), "no job name set.", "set --job.name, e.g. relay-job.");
-        } else if (!SAFE_NAME.matcher(name).matches()) {
+        } else if (!isSafeName(name)) {
             problems.add(
                     NAME.key(),
                     "only letters, digits, '.', '_' and '-' are allowed (it becomes part of Kafka"
                             + " ids).",
                     "choose a name like relay-job.");
         }
-        if (!SAFE_NAME.matcher(config.get(INSTANCE_ID)).matches()) {
+        if (!isSafeName(config.get(INSTANCE_ID))) {
             problems.add(
                     INSTANCE_ID.key(),
                     "only letters, digits, '.', '_' and '-' are allowed (it becomes part of Kafka"
@@ -83,6 +83,11 @@ public final class JobOptions implements OptionGroup {
                                         "must be between 1 and 32768.",
                                         "set a positive parallelism, or leave it unset for the"
                                                 + " cluster default."));
+    }
+
+    /** Whether {@code name} is made only of letters, digits, '.', '_' and '-', safe inside a Kafka id. */
+    public static boolean isSafeName(String name) {
+        return SAFE_NAME.matcher(name).matches();
     }
 
     /** {@code kfp.<name>.<instance-id>}: the base of default transactional ids and group ids. */

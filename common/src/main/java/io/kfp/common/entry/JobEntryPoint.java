@@ -155,7 +155,7 @@ public final class JobEntryPoint {
             err.println(
                     spec.command()
                             + ": the job failed: "
-                            + ExceptionUtils.stringifyException(rootCause(e)).lines().findFirst().orElse(""));
+                            + ExceptionUtils.stringifyException(org.apache.commons.lang3.exception.ExceptionUtils.getRootCause(e)).lines().findFirst().orElse(""));
             err.println("See the log for the full stack trace.");
             err.flush();
             return EXIT_JOB_FAILED;
@@ -210,13 +210,5 @@ public final class JobEntryPoint {
 
     private static String describeOrigin(RawConfig.Entry entry) {
         return entry.origin() + (entry.writtenAs() == null ? "" : ", given as " + entry.writtenAs());
-    }
-
-    private static Throwable rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t;
     }
 }

@@ -1,5 +1,6 @@
 package io.kfp.common.kafka;
 
+import io.kfp.common.config.ConfigValidator;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -216,9 +217,9 @@ public final class GuardedKafkaSource<T>
                     LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}): {} {} of this partition"
                                     + " will not be read. Raise the topic's retention.ms, or keep the job from falling"
                                     + " behind it, so it does not happen again.",
-                            where, to, settings.reset(), lost, lost == 1 ? "offset" : "offsets");
+                            where, to, ConfigValidator.text(settings.reset()), lost, lost == 1 ? "offset" : "offsets");
                 } else {
-                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}).", where, to, settings.reset());
+                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}).", where, to, ConfigValidator.text(settings.reset()));
                 }
                 result.add(new KafkaPartitionSplit(split.getTopicPartition(), to,
                         split.getStoppingOffset().orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET)));

@@ -35,7 +35,7 @@ public final class KafkaSinkFactory {
                         .setRecordSerializer(serializer);
         if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             builder.setTransactionalIdPrefix(KafkaSinkOptions.transactionalIdPrefix(config))
-                    .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING).toFlink());
+                    .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING));
             return new GuardedKafkaSink<>(builder.build(), LostTransactionGuard.Settings.from(config));
         }
         return builder.build();

@@ -9,7 +9,6 @@ import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -23,48 +22,12 @@ public final class KafkaSinkOptions implements OptionGroup {
 
     public static final KafkaSinkOptions GROUP = new KafkaSinkOptions();
 
-    /** How transactional ids are chosen (exactly-once). */
-    public enum TransactionNaming {
-        /** A new id per checkpoint (prefix-subtask-counter): the connector's classic scheme. */
-        INCREMENTING("incrementing", TransactionNamingStrategy.INCREMENTING),
-        /** Reuses a small pool of ids: fewer producer ids on the broker; needs Kafka 3.0+. */
-        POOLING("pooling", TransactionNamingStrategy.POOLING);
-
-        private final String text;
-        private final TransactionNamingStrategy flink;
-
-        TransactionNaming(String text, TransactionNamingStrategy flink) {
-            this.text = text;
-            this.flink = flink;
-        }
-
-        public TransactionNamingStrategy toFlink() {
-            return flink;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
-
     /** What the sink does when a restored transaction turns out aborted or forgotten by the broker. */
     public enum LostTransactions {
         /** Stop the job without restarts, naming the transaction and the ways out. */
-        FAIL("fail"),
+        FAIL,
         /** Log a warning, count it in kfpLostTransactions and go on without those records. */
-        ACCEPT("accept");
-
-        private final String text;
-
-        LostTransactions(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        ACCEPT;
     }
 
     public static final ConfigOption<String> TOPIC =
@@ -104,10 +67,10 @@ public final class KafkaSinkOptions implements OptionGroup {
                                     + " they commit and data is lost. A job down longer than this"
                                     + " loses its last pre-committed transaction.");
 
-    public static final ConfigOption<TransactionNaming> TRANSACTION_NAMING =
+    public static final ConfigOption<TransactionNamingStrategy> TRANSACTION_NAMING =
             key("sink.transaction-naming")
-                    .enumType(TransactionNaming.class)
-                    .defaultValue(TransactionNaming.INCREMENTING)
+                    .enumType(TransactionNamingStrategy.class)
+                    .defaultValue(TransactionNamingStrategy.INCREMENTING)
                     .withDescription(
                             "incrementing: a new transactional id per checkpoint; pooling: reuse"
                                     + " a small pool of ids (fewer producer ids kept by the"
@@ -176,8 +139,6 @@ public final class KafkaSinkOptions implements OptionGroup {
 
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
 
-    private static final Pattern SAFE_PREFIX = Pattern.compile("[A-Za-z0-9._-]+");
-
     private KafkaSinkOptions() {}
 
     @Override
@@ -209,7 +170,7 @@ public final class KafkaSinkOptions implements OptionGroup {
             problems.add(TOPIC.key(), "not a valid Kafka topic name.", TopicNames.RULE + ".");
         }
         config.getOptional(TRANSACTIONAL_ID_PREFIX)
-                .filter(p -> !SAFE_PREFIX.matcher(p).matches())
+                .filter(p -> !JobOptions.isSafeName(p))
                 .ifPresent(
                         p ->
                                 problems.add(

@@ -49,7 +49,7 @@ public final class KafkaSourceFactory {
     public static Properties consumerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(SourceOptions.ISOLATION_LEVEL).kafkaValue());
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(SourceOptions.ISOLATION_LEVEL).toString());
         long discoveryMs = config.get(SourceOptions.PARTITION_DISCOVERY_INTERVAL).toMillis();
         props.setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
         boolean checkpointing = config.get(CheckpointOptions.ENABLED);

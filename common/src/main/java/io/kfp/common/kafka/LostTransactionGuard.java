@@ -2,6 +2,7 @@ package io.kfp.common.kafka;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.checkpoint.FaultTolerance;
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import java.io.IOException;
 import java.io.Serializable;
@@ -19,6 +20,7 @@ import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.Counter;
@@ -86,7 +88,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                     config.get(KafkaSinkOptions.TOPIC),
                     config.get(KafkaSinkOptions.LOST_TRANSACTIONS),
                     config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT),
-                    config.get(KafkaSinkOptions.TRANSACTION_NAMING) == KafkaSinkOptions.TransactionNaming.INCREMENTING,
+                    config.get(KafkaSinkOptions.TRANSACTION_NAMING) == TransactionNamingStrategy.INCREMENTING,
                     KafkaClientOptions.connectionProperties(config));
         }
     }
@@ -297,7 +299,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 + TimeUtils.formatWithHighestUnit(timeout) + "): unless its transactions were committed before the job"
                 + " stopped (stop-with-savepoint), the broker has aborted them and their records are lost. The job"
                 + " checks each as it commits it and, per sink.lost-transactions ("
-                + config.get(KafkaSinkOptions.LOST_TRANSACTIONS) + "), stops naming it or goes on without it.");
+                + ConfigValidator.text(config.get(KafkaSinkOptions.LOST_TRANSACTIONS)) + "), stops naming it or goes on without it.");
     }
 
     /** A commit request that remembers how the connector gave up on it, to be judged before it is passed on. */

@@ -6,17 +6,11 @@ import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartiti
 /** How the sink picks the Kafka partition of each record. */
 public enum SinkPartitioner {
     /** Kafka's own choice: hash of the key; keyless records spread over all partitions. */
-    KAFKA("kafka"),
+    KAFKA,
     /** Each sink subtask always writes the same partition (the tutorial's behaviour). */
-    FIXED("fixed"),
+    FIXED,
     /** Every record to the next partition in turn. */
-    ROUND_ROBIN("round-robin");
-
-    private final String text;
-
-    SinkPartitioner(String text) {
-        this.text = text;
-    }
+    ROUND_ROBIN;
 
     /** The connector partitioner, or {@code null} to let the Kafka producer choose. */
     public <T> KafkaPartitioner<T> create() {
@@ -25,10 +19,5 @@ public enum SinkPartitioner {
             case FIXED -> new FlinkFixedPartitioner<>();
             case ROUND_ROBIN -> new RoundRobinPartitioner<>();
         };
-    }
-
-    @Override
-    public String toString() {
-        return text;
     }
 }

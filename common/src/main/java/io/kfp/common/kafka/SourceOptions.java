@@ -13,37 +13,13 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /** What a job reads from Kafka and how: topics, consumer group, start position, isolation. */
 public final class SourceOptions implements OptionGroup {
 
     public static final SourceOptions GROUP = new SourceOptions();
-
-    /** Which records a consumer sees. */
-    public enum IsolationLevel {
-        /** Only records of committed transactions: the other half of exactly-once. */
-        READ_COMMITTED("read-committed", "read_committed"),
-        /** Also records of open and aborted transactions. */
-        READ_UNCOMMITTED("read-uncommitted", "read_uncommitted");
-
-        private final String text;
-        private final String kafkaValue;
-
-        IsolationLevel(String text, String kafkaValue) {
-            this.text = text;
-            this.kafkaValue = kafkaValue;
-        }
-
-        public String kafkaValue() {
-            return kafkaValue;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
 
     public static final ConfigOption<String> TOPICS =
             key("source.topics")

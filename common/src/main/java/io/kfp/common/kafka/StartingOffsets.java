@@ -33,21 +33,10 @@ public record StartingOffsets(
 
     /** What to do for a partition with no committed (or listed) offset. */
     public enum OffsetReset {
-        EARLIEST("earliest"),
-        LATEST("latest"),
+        EARLIEST,
+        LATEST,
         /** Fail: the job must not guess where to start. */
-        NONE("none");
-
-        private final String text;
-
-        OffsetReset(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        NONE;
 
         OffsetResetStrategy toKafka() {
             return switch (this) {

@@ -22,8 +22,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -177,7 +179,7 @@ public final class BrokerPreflight {
         boolean derived = config.getOptional(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
         String scope = derived ? "kfp." + config.get(JobOptions.NAME) + "." : prefix;
         Duration recent = recentWindow(config.get(CheckpointOptions.INTERVAL));
-        boolean pooling = config.get(KafkaSinkOptions.TRANSACTION_NAMING) == KafkaSinkOptions.TransactionNaming.POOLING;
+        boolean pooling = config.get(KafkaSinkOptions.TRANSACTION_NAMING) == TransactionNamingStrategy.POOLING;
         Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
         Map<String, Long> open;
         try {
@@ -253,7 +255,7 @@ public final class BrokerPreflight {
         try {
             view.ping();
         } catch (Exception e) {
-            return List.of(unwrap(e) instanceof AuthenticationException authentication
+            return List.of(ExceptionUtils.getRootCause(e) instanceof AuthenticationException authentication
                     ? notAuthenticated(requirements, connection, authentication)
                     : unreachable(requirements, timeout, e));
         }
@@ -329,7 +331,7 @@ public final class BrokerPreflight {
             try {
                 brokerMax = view.transactionMaxTimeoutMs();
             } catch (Exception e) {
-                if (unwrap(e) instanceof AuthorizationException) {
+                if (ExceptionUtils.getRootCause(e) instanceof AuthorizationException) {
                     warnings.accept("not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs"
                             + " on the cluster): the check of sink.transaction-timeout ("
                             + TransactionTimeout.format(wanted) + ") against it is skipped. If it is"
@@ -474,7 +476,7 @@ public final class BrokerPreflight {
     }
 
     private static ConfigProblem failed(Requirements requirements, String what, Exception e) {
-        Throwable cause = unwrap(e);
+        Throwable cause = ExceptionUtils.getRootCause(e);
         String fix =
                 cause instanceof AuthorizationException
                         ? "grant this client Describe on the cluster and topics, or pass"
@@ -490,17 +492,9 @@ public final class BrokerPreflight {
                 fix);
     }
 
-    /** The innermost cause: Kafka wraps the telling exception in "Failed to create ..." ones. */
-    private static Throwable unwrap(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
+    /** Says what went wrong by the innermost cause: Kafka wraps the telling one in "Failed to create ..." ones. */
     private static String describe(Throwable e) {
-        Throwable cause = unwrap(e);
+        Throwable cause = ExceptionUtils.getRootCause(e);
         if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return "timed out";
         }

@@ -31,41 +31,19 @@ public record SocketSourceSettings(
     /** What to do with a line whose bytes are not valid in the charset. */
     public enum MalformedPolicy {
         /** Keep the line's bytes as they are (counted). */
-        KEEP("keep"),
+        KEEP,
         /** Replace the bad bytes with U+FFFD and keep the line (counted). */
-        REPLACE("replace"),
+        REPLACE,
         /** Drop the whole line (counted, logged). */
-        REJECT("reject");
-
-        private final String text;
-
-        MalformedPolicy(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        REJECT;
     }
 
     /** What to do with a line longer than the maximum. */
     public enum OversizedPolicy {
         /** Skip it up to its delimiter without buffering it (counted, logged). */
-        SKIP("skip"),
+        SKIP,
         /** Fail the job, naming the endpoint and the size. */
-        FAIL("fail");
-
-        private final String text;
-
-        OversizedPolicy(String text) {
-            this.text = text;
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
+        FAIL;
     }
 
     public SocketSourceSettings {
