@@ -2,7 +2,6 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.testing.Conditions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -22,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
@@ -102,7 +102,9 @@ class DeployEndToEndTest {
             String aborted = host.kfp("transactions", "abort", "--prefix", topic);
             assertThat(aborted).contains("aborted " + topic + "-0", partition + " no longer held back");
             // The abort marker follows the record: the last stable offset passes both.
-            Conditions.await("the partition readable with read_committed again", Duration.ofSeconds(30), () -> lastStableOffset(partition) == 2);
+            CommonTestUtils.waitUtil(
+                    () -> lastStableOffset(partition) == 2,
+                    Duration.ofSeconds(30), Duration.ofMillis(100), "the partition readable with read_committed again");
             assertThat(host.kfp("transactions", "list", "--prefix", topic)).contains("no open transaction of prefix " + topic);
             assertThat(host.kfp("transactions", "abort", "--prefix", topic)).contains("nothing to abort");
             org.assertj.core.api.Assertions.assertThatThrownBy(quiet::commitTransaction).as("the fenced producer's commit")
@@ -150,7 +152,9 @@ class DeployEndToEndTest {
                 }
                 out.write(text.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                Conditions.await("the sink to print every line", Duration.ofMinutes(2), () -> printed().size() >= LINES);
+                CommonTestUtils.waitUtil(
+                        () -> printed().size() >= LINES,
+                        Duration.ofMinutes(2), Duration.ofMillis(100), "the sink to print every line");
                 assertThat(printed()).containsExactlyInAnyOrderElementsOf(lines);
                 assertThat(values(true)).containsExactlyInAnyOrderElementsOf(lines);
             }
@@ -162,7 +166,9 @@ class DeployEndToEndTest {
             producer.start();
             List<Double> recoverySeconds = new ArrayList<>();
             try {
-                Conditions.await("the relay to be busy", Duration.ofMinutes(1), () -> produced.get() > 20_000);
+                CommonTestUtils.waitUtil(
+                        () -> produced.get() > 20_000,
+                        Duration.ofMinutes(1), Duration.ofMillis(100), "the relay to be busy");
                 for (int kill = 1; kill <= KILLS; kill++) {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
@@ -191,7 +197,9 @@ class DeployEndToEndTest {
             resume.addAll(overrides);
             kfp(resume.toArray(String[]::new));
 
-            Conditions.await("every record relayed", Duration.ofMinutes(3), () -> relayedSequenceNumbers() >= total);
+            CommonTestUtils.waitUtil(
+                    () -> relayedSequenceNumbers() >= total,
+                    Duration.ofMinutes(3), Duration.ofMillis(100), "every record relayed");
             // The relay runs: kfp refuses to abort its transactions (its checkpoint would fail and it would restart).
             Commands.Result refused = host.tryKfp("transactions", "abort", "relay");
             assertThat(refused.exit()).as(refused.output()).isEqualTo(2);
@@ -217,7 +225,9 @@ class DeployEndToEndTest {
             assertThat(committed).hasSize(LINES + total);
             // The sink has read everything: on relayed, the relay's transaction markers keep each
             // committed offset below the last stable offset, and kfp status counts no lag for them.
-            Conditions.await("kfp status sink: no lag", Duration.ofMinutes(1), () -> totalLag(kfpStatus("sink")) == 0);
+            CommonTestUtils.waitUtil(
+                    () -> totalLag(kfpStatus("sink")) == 0,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "kfp status sink: no lag");
             String watched = host.kfp("status", "sink", "--watch", "--screens", "2", "--interval", "1 s");
             assertThat(watched.split("kfp status - ", -1)).as("two screens\n" + watched).hasSize(3);
             assertThat(watched).as("no control codes in a pipe").doesNotContain("\033").contains("  lag         0 records");
@@ -278,18 +288,24 @@ class DeployEndToEndTest {
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         long killedAt = System.nanoTime();
         new ProcessBuilder("kill", "-9", String.valueOf(pid)).inheritIO().start().waitFor();
-        Conditions.await("the relay to notice kill " + kill, Duration.ofMinutes(1), () -> failures(rest, jobId) > failuresBefore);
+        CommonTestUtils.waitUtil(
+                () -> failures(rest, jobId) > failuresBefore,
+                Duration.ofMinutes(1), Duration.ofMillis(100), "the relay to notice kill " + kill);
         Map<TopicPartition, Long> atFailure = groupOffsets();
-        Conditions.await("every input partition's committed offset to move on after kill " + kill, Duration.ofMinutes(2), () -> {
+        CommonTestUtils.waitUtil(
+                () -> {
             Map<TopicPartition, Long> now = groupOffsets();
             return !atFailure.isEmpty() && atFailure.entrySet().stream()
                     .allMatch(e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
-        });
+        },
+                Duration.ofMinutes(2), Duration.ofMillis(100), "every input partition's committed offset to move on after kill " + kill);
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         if (kill < KILLS) {
             // The replacement becomes the spare for the next kill; after the last one 6 slots are left for the 6 the jobs use.
             kfp("taskmanager", "start", String.valueOf(3 + kill));
-            Conditions.await("the replacement TaskManager", Duration.ofMinutes(1), () -> registeredTaskManagers() == 3);
+            CommonTestUtils.waitUtil(
+                    () -> registeredTaskManagers() == 3,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "the replacement TaskManager");
         }
         return Math.round(seconds * 10) / 10.0;
     }

@@ -3,7 +3,6 @@ package io.kfp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kfp.common.testing.Conditions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -22,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -82,7 +82,9 @@ class SecureDeployTest {
                 }
                 out.write(text.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                Conditions.await("the sink to print every line", Duration.ofMinutes(2), () -> kfp.printed("secure-").size() >= lines.size());
+                CommonTestUtils.waitUtil(
+                        () -> kfp.printed("secure-").size() >= lines.size(),
+                        Duration.ofMinutes(2), Duration.ofMillis(100), "the sink to print every line");
             }
             // 3. Through all three jobs, each under its own user: once each.
             assertThat(kfp.printed("secure-")).containsExactlyInAnyOrderElementsOf(lines);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.preflight.RequiredAcls;
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.embedded.EmbeddedKafka;
@@ -29,8 +28,11 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.testutils.junit.SharedObjectsExtension;
+import org.apache.flink.testutils.junit.SharedReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -63,6 +65,10 @@ class AuthorizationTest {
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(3);
+
+    /** Each test's failure plan, reachable from the job's functions in this JVM. */
+    @RegisterExtension
+    final SharedObjectsExtension shared = SharedObjectsExtension.create();
 
     static final String ADMIN_PASSWORD = "admin-s3cret";
     static final String RELAY_PASSWORD = "relay-s3cret";
@@ -167,7 +173,9 @@ class AuthorizationTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(s.exitCode()).as("submitted; stderr: %s", err).isZero();
         JobClient job = s.client();
-        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> committedOutput(name + "-out").size() >= sent.size());
+        CommonTestUtils.waitUtil(
+                () -> committedOutput(name + "-out").size() >= sent.size(),
+                Duration.ofMinutes(1), Duration.ofMillis(100), "every record relayed");
         for (String path : List.of("/jobs/" + job.getJobID() + "/config", "/jobmanager/config",
                 "/jobs/" + job.getJobID() + "/exceptions", "/jobs/" + job.getJobID())) {
             assertThat(get(cluster.getWebInterfaceURL() + path)).as("REST " + path).isNotEmpty().doesNotContain(RELAY_PASSWORD);
@@ -217,8 +225,9 @@ class AuthorizationTest {
         EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(s.exitCode()).as("preflight's admin client authenticated; stderr: %s", err).isZero();
-        Conditions.await("the record relayed by the source and sink authenticated from the file", Duration.ofMinutes(1),
-                () -> committedOutput(name + "-out").contains("from-file"));
+        CommonTestUtils.waitUtil(
+                () -> committedOutput(name + "-out").contains("from-file"),
+                Duration.ofMinutes(1), Duration.ofMillis(100), "the record relayed by the source and sink authenticated from the file");
         s.client().cancel().get(1, TimeUnit.MINUTES);
         assertThat(args).noneMatch(a -> a.contains(RELAY_PASSWORD));
     }
@@ -276,7 +285,8 @@ class AuthorizationTest {
         synchronized (PipelineTest.PRINTED) {
             PipelineTest.PRINTED.reset();
         }
-        FailureInjector.Plan plan = FailureInjector.plan(name);
+        SharedReference<FailureInjector.Plan> planReference = shared.add(new FailureInjector.Plan());
+        FailureInjector.Plan plan = planReference.get();
         List<JobClient> jobs = new ArrayList<>();
         try (java.net.ServerSocket server = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
             serveSlowly(server, lines);
@@ -291,10 +301,11 @@ class AuthorizationTest {
                     c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))), sink));
             // The relay fails twice (a record after its first checkpoint, then a checkpoint after it recovered).
             jobs.add(submitted(RelayJob.SPEC, c -> RelayJob.fromConfig(c)
-                    .withStageAfterSource(st -> st.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector")), relay));
+                    .withStageAfterSource(st -> st.map(new FailureInjector(planReference, 5)).uid("failure-injector").name("failure-injector")), relay));
             jobs.add(submitted(IngestJob.SPEC, IngestJob.SPEC::workflow, ingest));
-            Conditions.await("both failures injected and every line printed", Duration.ofMinutes(3),
-                    () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n);
+            CommonTestUtils.waitUtil(
+                    () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n,
+                    Duration.ofMinutes(3), Duration.ofMillis(100), "both failures injected and every line printed");
             assertThat(PipelineTest.printedLines()).as("committed lines out, each once").containsExactlyInAnyOrderElementsOf(lines);
         } finally {
             plan.enabled = false;

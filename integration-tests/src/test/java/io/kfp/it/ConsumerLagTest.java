@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -99,9 +100,10 @@ class ConsumerLagTest {
         }
     }
 
-    private static void awaitStable(TopicPartition tp, long offset) throws InterruptedException {
-        io.kfp.common.testing.Conditions.await("the last stable offset of " + tp + " at " + offset, java.time.Duration.ofSeconds(30),
-                () -> Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true).get(tp.partition()) == offset);
+    private static void awaitStable(TopicPartition tp, long offset) throws Exception {
+        CommonTestUtils.waitUtil(
+                () -> Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true).get(tp.partition()) == offset,
+                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100), "the last stable offset of " + tp + " at " + offset);
     }
 
     private static void commit(String group, TopicPartition tp, long offset) throws Exception {

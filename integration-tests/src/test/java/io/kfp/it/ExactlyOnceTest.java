@@ -2,32 +2,33 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.common.verify.RelayVerifier;
 import io.kfp.common.verify.Verdict;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.testutils.CommonTestUtils;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.testutils.junit.SharedObjectsExtension;
+import org.apache.flink.testutils.junit.SharedReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -51,6 +52,10 @@ class ExactlyOnceTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
+    /** Each test's failure plan, reachable from the job's functions in this JVM. */
+    @RegisterExtension
+    final SharedObjectsExtension shared = SharedObjectsExtension.create();
+
     static final int RECORDS = 100_000;
     static final int PARTITIONS = 4;
     static final int KEYS = 50;
@@ -64,11 +69,11 @@ class ExactlyOnceTest {
     private static final PrintStream OUT = System.out;
 
     @Test
-    void relayIsExactlyOnceAcrossTaskFailuresAndARestoreFromTheRetainedCheckpoint() throws Exception {
-        Run run = new Run("eo", "--state.backend", "hashmap");
+    void relayIsExactlyOnceAcrossTaskFailuresAndARestoreFromTheRetainedCheckpoint(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        Run run = new Run(shared, "eo", "--state.backend", "hashmap");
         run.produceInput();
         run.startWithFailures();
-        run.cancelAndRestore(() -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
+        run.cancelAndRestore(cluster, () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
 
         List<ConsumerRecord<byte[], byte[]>> committed = Topics.readAll(bootstrap(), run.output, true);
         List<ConsumerRecord<byte[], byte[]>> everything = Topics.readAll(bootstrap(), run.output, false);
@@ -91,13 +96,13 @@ class ExactlyOnceTest {
     }
 
     @Test
-    void windowCountWithRocksDbCountsEveryRecordExactlyOnceAcrossFailures() throws Exception {
-        Run run = new Run("wc",
+    void windowCountWithRocksDbCountsEveryRecordExactlyOnceAcrossFailures(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        Run run = new Run(shared, "wc",
                 "--relay.transform", "window-count", "--relay.window-size", "10 s", "--state.backend", "rocksdb");
         run.produceInput();
         run.produceWatermarkFlush();
         run.startWithFailures();
-        run.cancelAndRestore(() -> sumOfCounts(Topics.readAll(bootstrap(), run.output, true)) >= RECORDS);
+        run.cancelAndRestore(cluster, () -> sumOfCounts(Topics.readAll(bootstrap(), run.output, true)) >= RECORDS);
 
         List<ConsumerRecord<byte[], byte[]>> committed = Topics.readAll(bootstrap(), run.output, true);
         long total = 0;
@@ -124,7 +129,7 @@ class ExactlyOnceTest {
 
     @Test
     void atLeastOnceLosesNothingUnderTheSameFailures() throws Exception {
-        Run run = new Run("alo", "--sink.delivery-guarantee", "at-least-once", "--state.backend", "hashmap");
+        Run run = new Run(shared, "alo", "--sink.delivery-guarantee", "at-least-once", "--state.backend", "hashmap");
         run.produceInput();
         run.startWithFailures();
         run.awaitOutput(() -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
@@ -166,16 +171,18 @@ class ExactlyOnceTest {
         final String output;
         final String instance;
         final List<String> args = new ArrayList<>();
+        final SharedReference<FailureInjector.Plan> planReference;
         final FailureInjector.Plan plan;
         final Path checkpoints;
         JobClient first;
 
-        Run(String name, String... extraArgs) throws Exception {
+        Run(SharedObjectsExtension shared, String name, String... extraArgs) throws Exception {
             this.name = name;
             this.input = name + "-in";
             this.output = name + "-out";
             this.instance = name + "-test";
-            this.plan = FailureInjector.plan(name);
+            this.planReference = shared.add(new FailureInjector.Plan());
+            this.plan = planReference.get();
             this.checkpoints = Path.of("target", "it-checkpoints", name).toAbsolutePath();
             KAFKA.kafka().createTopics(PARTITIONS, input, output);
             args.addAll(List.of(
@@ -221,7 +228,7 @@ class ExactlyOnceTest {
             EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(
                     RelayJob.SPEC,
                     c -> RelayJob.fromConfig(c)
-                            .withStageAfterSource(s -> s.map(new FailureInjector(name, 5)).uid("failure-injector").name("failure-injector")),
+                            .withStageAfterSource(s -> s.map(new FailureInjector(planReference, 5)).uid("failure-injector").name("failure-injector")),
                     jobArgs.toArray(String[]::new),
                     OUT,
                     System.err);
@@ -232,8 +239,9 @@ class ExactlyOnceTest {
         /** Starts the relay and waits until both failures happened and it recovered from them. */
         void startWithFailures() throws Exception {
             first = submit(args);
-            Conditions.await("both injected failures and a checkpoint after them", Duration.ofMinutes(3),
-                    () -> plan.completedAfterSecondFailure.get() >= 1 || isDone(first));
+            CommonTestUtils.waitUtil(
+                    () -> plan.completedAfterSecondFailure.get() >= 1 || isDone(first),
+                    Duration.ofMinutes(3), Duration.ofMillis(100), "both injected failures and a checkpoint after them");
         }
 
         /**
@@ -241,34 +249,40 @@ class ExactlyOnceTest {
          * checkpoint, and cancels that one once {@code done} holds. (Both run unbounded: a bounded
          * Kafka source restored from a checkpoint never finishes, FLINK-31006.)
          */
-        void cancelAndRestore(java.util.function.BooleanSupplier done) throws Exception {
+        void cancelAndRestore(MiniCluster cluster, Supplier<Boolean> done) throws Exception {
             assertThat(isDone(first)).as("the first job must still run when it is cancelled (slow it down)").isFalse();
             first.cancel().get(1, TimeUnit.MINUTES);
-            Conditions.await("the first job to be cancelled", Duration.ofMinutes(1),
-                    () -> status(first) == JobStatus.CANCELED);
-            Path retained = latestCheckpoint(checkpoints.resolve(first.getJobID().toString()))
+            CommonTestUtils.waitUtil(
+                    () -> status(first) == JobStatus.CANCELED,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "the first job to be cancelled");
+            String retained = org.apache.flink.runtime.testutils.CommonTestUtils.getLatestCompletedCheckpointPath(first.getJobID(), cluster)
                     .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints));
             plan.enabled = false;
             List<String> restoreArgs = new ArrayList<>(args);
-            restoreArgs.addAll(List.of("--checkpoint.restore-from", retained.toString()));
+            restoreArgs.addAll(List.of("--checkpoint.restore-from", retained));
             JobClient second = submit(restoreArgs);
             awaitOutput(done);
             // Two more completed checkpoints, so a duplicate committed late would be seen.
             int checkpoints = plan.completedCheckpoints.get();
-            Conditions.await("two more checkpoints", Duration.ofMinutes(1), () -> plan.completedCheckpoints.get() >= checkpoints + 2);
+            CommonTestUtils.waitUtil(
+                    () -> plan.completedCheckpoints.get() >= checkpoints + 2,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "two more checkpoints");
             second.cancel().get(1, TimeUnit.MINUTES);
-            Conditions.await("the restored job to be cancelled", Duration.ofMinutes(1),
-                    () -> status(second) == JobStatus.CANCELED);
+            CommonTestUtils.waitUtil(
+                    () -> status(second) == JobStatus.CANCELED,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "the restored job to be cancelled");
         }
 
         /** Waits for {@code done}; on timeout says how far input and output got. */
-        void awaitOutput(java.util.function.BooleanSupplier done) throws Exception {
+        void awaitOutput(Supplier<Boolean> done) throws Exception {
             try {
-                Conditions.await("the relay to finish the topic", Duration.ofMinutes(2), done);
-            } catch (AssertionError timeout) {
+                CommonTestUtils.waitUtil(
+                        done,
+                        Duration.ofMinutes(2), Duration.ofMillis(100), "the relay to finish the topic");
+            } catch (TimeoutException timeout) {
                 Audit in = Audit.of(Topics.readAll(bootstrap(), input, true));
                 Audit out = Audit.of(Topics.readAll(bootstrap(), output, true));
-                throw new AssertionError(timeout.getMessage() + ": input has " + in.received + " records ("
+                throw new AssertionError("timed out waiting for " + timeout.getMessage() + ": input has " + in.received + " records ("
                         + in.distinct + " distinct), output " + out.received + " (" + out.distinct
                         + " distinct, " + out.gaps + " missing)", timeout);
             }
@@ -288,9 +302,10 @@ class ExactlyOnceTest {
                 }
                 assertThat(open).as("open transactions of " + prefix).isEmpty();
             }
-            Conditions.await("the relay's Kafka producer threads to end", Duration.ofSeconds(30),
+            CommonTestUtils.waitUtil(
                     () -> Thread.getAllStackTraces().keySet().stream()
-                            .noneMatch(t -> t.getName().startsWith("kafka-producer-network-thread") && t.getName().contains(prefix)));
+                            .noneMatch(t -> t.getName().startsWith("kafka-producer-network-thread") && t.getName().contains(prefix)),
+                    Duration.ofSeconds(30), Duration.ofMillis(100), "the relay's Kafka producer threads to end");
         }
 
         private static boolean isDone(JobClient client) {
@@ -303,18 +318,6 @@ class ExactlyOnceTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        }
-    }
-
-    /** The highest chk-N of a job that has its metadata written. */
-    static Optional<Path> latestCheckpoint(Path jobDir) throws IOException {
-        if (!Files.isDirectory(jobDir)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> dirs = Files.list(jobDir)) {
-            return dirs.filter(d -> d.getFileName().toString().startsWith("chk-"))
-                    .filter(d -> Files.exists(d.resolve("_metadata")))
-                    .max(Comparator.comparingInt(d -> Integer.parseInt(d.getFileName().toString().substring(4))));
         }
     }
 

@@ -1,8 +1,6 @@
 package io.kfp.it;
 
 import io.kfp.relay.RelayRecord;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -10,6 +8,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.testutils.junit.SharedReference;
 
 /**
  * An identity stage put right after the relay's source that fails the job twice, once per plan:
@@ -22,8 +21,9 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
  * </ol>
  *
  * It also slows the stream (1 ms every {@code recordsPerMilli} records per subtask) so that
- * checkpoints complete while the topic is still being copied. The plan lives in static memory:
- * the MiniCluster runs in this JVM, and it must survive the job's restarts.
+ * checkpoints complete while the topic is still being copied. The plan is a test's shared object
+ * ({@code SharedObjectsExtension}): the MiniCluster runs in the test's JVM, and the plan must
+ * survive the job's restarts, which deserialize this function anew.
  */
 final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
         implements CheckpointedFunction, CheckpointListener {
@@ -44,21 +44,14 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
         }
     }
 
-    static final Map<String, Plan> PLANS = new ConcurrentHashMap<>();
-
-    private final String planId;
+    private final SharedReference<Plan> plan;
     private final int recordsPerMilli;
     private transient long seen;
     private transient long armedAt = -1;
 
-    FailureInjector(String planId, int recordsPerMilli) {
-        this.planId = planId;
+    FailureInjector(SharedReference<Plan> plan, int recordsPerMilli) {
+        this.plan = plan;
         this.recordsPerMilli = recordsPerMilli;
-        plan(planId);
-    }
-
-    static Plan plan(String planId) {
-        return PLANS.computeIfAbsent(planId, id -> new Plan());
     }
 
     private boolean isFirstSubtask() {
@@ -71,7 +64,7 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
         if (seen % recordsPerMilli == 0) {
             Thread.sleep(1);
         }
-        Plan plan = plan(planId);
+        Plan plan = this.plan.get();
         if (plan.enabled && armedAt >= 0 && seen - armedAt >= 1_000 && isFirstSubtask()
                 && plan.failedInMap.compareAndSet(false, true)) {
             throw new InjectedFailure("injected failure 1: a record after the first completed checkpoint");
@@ -81,7 +74,7 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) {
-        Plan plan = plan(planId);
+        Plan plan = this.plan.get();
         if (plan.enabled && plan.failedInMap.get() && plan.completedAfterFirstFailure.get() >= 2 && isFirstSubtask()
                 && plan.failedInCheckpoint.compareAndSet(false, true)) {
             throw new InjectedFailure("injected failure 2: during checkpoint " + context.getCheckpointId());
@@ -93,7 +86,7 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        Plan plan = plan(planId);
+        Plan plan = this.plan.get();
         if (isFirstSubtask()) {
             plan.completedCheckpoints.incrementAndGet();
             if (plan.failedInMap.get()) {

@@ -2,7 +2,6 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.testing.Conditions;
 import io.kfp.embedded.LineHub;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.junit.jupiter.api.Test;
 
 /** The launcher's hub between people (publishers) and the ingest job (reader). */
@@ -39,7 +39,9 @@ class LineHubTest {
                 assertThat(read(in, 3)).containsExactly("early", "typed 1", "typed 2");
             }
             // The reader went away (the ingest job restarts): the next line waits for it.
-            Conditions.await("the hub to notice the reader left", java.time.Duration.ofSeconds(10), () -> hub.connectedReaders() == 0);
+            CommonTestUtils.waitUtil(
+                    () -> hub.connectedReaders() == 0,
+                    java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(100), "the hub to notice the reader left");
             hub.publish("while away".getBytes(StandardCharsets.UTF_8));
             try (Socket reader = new Socket(InetAddress.getLoopbackAddress(), hub.ingestPort())) {
                 reader.setSoTimeout(10_000);

@@ -2,7 +2,6 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
@@ -22,6 +21,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
@@ -142,8 +142,9 @@ class LostTransactionTest {
                 new ProducerRecord<>(name + "-in", 0, null, "a".getBytes(StandardCharsets.UTF_8)),
                 new ProducerRecord<>(name + "-in", 1, null, "b".getBytes(StandardCharsets.UTF_8))));
         JobClient pooling = relay(name, "--sink.transaction-naming", "pooling");
-        Conditions.await(name + ": both records relayed", Duration.ofMinutes(1),
-                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 2);
+        CommonTestUtils.waitUtil(
+                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 2,
+                Duration.ofMinutes(1), Duration.ofMillis(100), name + ": both records relayed");
         String savepoint = cluster.stopWithSavepoint(pooling.getJobID(), false, null, SavepointFormatType.CANONICAL)
                 .get(1, TimeUnit.MINUTES);
 
@@ -156,8 +157,9 @@ class LostTransactionTest {
         JobClient resumed = relay(name, "--checkpoint.restore-from", savepoint, "--sink.transaction-naming", "pooling");
         Topics.produce(KAFKA.bootstrapServers(),
                 List.of(new ProducerRecord<>(name + "-in", 0, null, "c".getBytes(StandardCharsets.UTF_8))));
-        Conditions.await(name + ": resumed with pooling, the next record relayed", Duration.ofMinutes(1),
-                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 3);
+        CommonTestUtils.waitUtil(
+                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 3,
+                Duration.ofMinutes(1), Duration.ofMillis(100), name + ": resumed with pooling, the next record relayed");
         resumed.cancel().get(1, TimeUnit.MINUTES);
     }
 
@@ -170,13 +172,15 @@ class LostTransactionTest {
         try {
             JobClient job = relay(name);
             // At least one checkpoint committed, so the savepoint's transaction is not the job's first.
-            Conditions.await(name + ": first committed output", Duration.ofMinutes(1),
-                    () -> !Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).isEmpty());
+            CommonTestUtils.waitUtil(
+                    () -> !Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).isEmpty(),
+                    Duration.ofMinutes(1), Duration.ofMillis(100), name + ": first committed output");
             Thread.sleep(1_000);
             String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
                     .get(1, TimeUnit.MINUTES);
-            Conditions.await(name + ": cancelled", Duration.ofMinutes(1),
-                    () -> status(job) == JobStatus.CANCELED);
+            CommonTestUtils.waitUtil(
+                    () -> status(job) == JobStatus.CANCELED,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), name + ": cancelled");
             return new Stopped(name, savepoint, input);
         } finally {
             stop.set(true);
@@ -237,7 +241,9 @@ class LostTransactionTest {
 
     private static void awaitTransactions(Stopped stopped, String what, Duration timeout,
             java.util.function.Predicate<List<TransactionState>> done) throws Exception {
-        Conditions.await(stopped.name + ": " + what, timeout, () -> done.test(transactionStates(stopped.prefix())));
+        CommonTestUtils.waitUtil(
+                () -> done.test(transactionStates(stopped.prefix())),
+                timeout, Duration.ofMillis(100), stopped.name + ": " + what);
     }
 
     private static boolean open(TransactionState state) {
@@ -259,7 +265,8 @@ class LostTransactionTest {
     /** The relay has read every input record and committed its offsets with a checkpoint. */
     private static void awaitCaughtUp(Stopped stopped, JobClient job) throws Exception {
         Map<Integer, Long> end = Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
-        Conditions.await(stopped.name + ": every input record read and checkpointed", Duration.ofMinutes(2), () -> {
+        CommonTestUtils.waitUtil(
+                () -> {
             assertThat(status(job).isGloballyTerminalState()).as("the resumed job ended").isFalse();
             try (Admin admin = KAFKA.kafka().admin()) {
                 Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(stopped.prefix())
@@ -270,11 +277,13 @@ class LostTransactionTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        });
+        },
+                Duration.ofMinutes(2), Duration.ofMillis(100), stopped.name + ": every input record read and checkpointed");
         // The sink commits that checkpoint's transactions beside the offsets: then no transaction is open.
-        Conditions.await(stopped.name + ": output transactions all ended", Duration.ofMinutes(1),
+        CommonTestUtils.waitUtil(
                 () -> Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", true)
-                        .equals(Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", false)));
+                        .equals(Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", false)),
+                Duration.ofMinutes(1), Duration.ofMillis(100), stopped.name + ": output transactions all ended");
     }
 
     private static JobStatus status(JobClient job) {

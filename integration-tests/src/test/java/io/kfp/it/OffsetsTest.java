@@ -3,7 +3,6 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
@@ -18,6 +17,7 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -92,12 +92,15 @@ class OffsetsTest {
         produce("ck");
         // No periodic checkpoint within the test: only the one it triggers.
         JobClient job = relay("ck", "--checkpoint.interval", "1 h");
-        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("ck").size() >= RECORDS);
+        CommonTestUtils.waitUtil(
+                () -> output("ck").size() >= RECORDS,
+                Duration.ofMinutes(1), Duration.ofMillis(100), "every record relayed");
         assertThat(committedOffsets("ck-group")).as("committed before any checkpoint").isZero();
 
         cluster.triggerCheckpoint(job.getJobID(), CheckpointType.FULL).get(1, TimeUnit.MINUTES);
-        Conditions.await("offsets committed after the checkpoint", Duration.ofSeconds(30),
-                () -> uncheckedOffsets("ck-group") == RECORDS);
+        CommonTestUtils.waitUtil(
+                () -> uncheckedOffsets("ck-group") == RECORDS,
+                Duration.ofSeconds(30), Duration.ofMillis(100), "offsets committed after the checkpoint");
         job.cancel().get(1, TimeUnit.MINUTES);
     }
 
@@ -105,8 +108,12 @@ class OffsetsTest {
     void withoutCheckpointingTheConsumersAutoCommitAdvancesThem() throws Exception {
         produce("ac");
         JobClient job = relay("ac", "--checkpoint.enabled", "false", "--source.auto-commit-interval", "200 ms");
-        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("ac").size() >= RECORDS);
-        Conditions.await("auto-committed offsets", Duration.ofSeconds(30), () -> uncheckedOffsets("ac-group") == RECORDS);
+        CommonTestUtils.waitUtil(
+                () -> output("ac").size() >= RECORDS,
+                Duration.ofMinutes(1), Duration.ofMillis(100), "every record relayed");
+        CommonTestUtils.waitUtil(
+                () -> uncheckedOffsets("ac-group") == RECORDS,
+                Duration.ofSeconds(30), Duration.ofMillis(100), "auto-committed offsets");
         job.cancel().get(1, TimeUnit.MINUTES);
     }
 
@@ -150,7 +157,9 @@ class OffsetsTest {
         // Exactly-once: a job that fails as it starts must not leave records behind for the next one to repeat.
         String[] exactlyOnce = {"--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "1 s"};
         JobClient job = relay("rt", concat(exactlyOnce, "--checkpoint.savepoint-dir", "target/it-savepoints/offsets"));
-        Conditions.await("every record relayed", Duration.ofMinutes(1), () -> output("rt").size() >= RECORDS);
+        CommonTestUtils.waitUtil(
+                () -> output("rt").size() >= RECORDS,
+                Duration.ofMinutes(1), Duration.ofMillis(100), "every record relayed");
         String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
                 .get(1, TimeUnit.MINUTES);
         // Partition p holds records p, p+4, ...: 250 each, checkpointed at offset 250. While the relay is
@@ -182,7 +191,9 @@ class OffsetsTest {
                 expected.add(String.valueOf(i));
             }
         }
-        Conditions.await("the relay to catch up", Duration.ofMinutes(1), () -> output("rt").size() >= expected.size());
+        CommonTestUtils.waitUtil(
+                () -> output("rt").size() >= expected.size(),
+                Duration.ofMinutes(1), Duration.ofMillis(100), "the relay to catch up");
         resumed.cancel().get(1, TimeUnit.MINUTES);
         assertThat(output("rt")).containsExactlyInAnyOrderElementsOf(expected);
     }

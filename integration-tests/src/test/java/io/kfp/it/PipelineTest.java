@@ -3,7 +3,6 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.entry.Workflow;
-import io.kfp.common.testing.Conditions;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.ingest.IngestJob;
@@ -31,6 +30,7 @@ import java.util.regex.Pattern;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -163,8 +163,12 @@ class PipelineTest {
             serve(server, payload.toString().getBytes(StandardCharsets.UTF_8));
             startPipeline("p1", server.getLocalPort());
 
-            Conditions.await("all lines in topic B", Duration.ofMinutes(2), () -> values("p1-b").size() >= n);
-            Conditions.await("all lines printed", Duration.ofMinutes(1), () -> printedLines().size() >= n);
+            CommonTestUtils.waitUtil(
+                    () -> values("p1-b").size() >= n,
+                    Duration.ofMinutes(2), Duration.ofMillis(100), "all lines in topic B");
+            CommonTestUtils.waitUtil(
+                    () -> printedLines().size() >= n,
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "all lines printed");
 
             assertThat(values("p1-b")).containsExactlyInAnyOrderElementsOf(lines);
             assertThat(printedLines()).containsExactlyInAnyOrderElementsOf(lines);
@@ -196,8 +200,9 @@ class PipelineTest {
             // Lines that are not UTF-8 keep their bytes (ingest.malformed=keep, the default).
             List<String> expected = hex(List.of(utf8("before"), utf8(""), utf8("after-empty"),
                     new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe}, notUtf8, new byte[] {0, 1, 2, 3}, utf8("last")));
-            Conditions.await("good lines and the binary record in topic B", Duration.ofMinutes(2),
-                    () -> values("p6-b").size() >= expected.size() + 1);
+            CommonTestUtils.waitUtil(
+                    () -> values("p6-b").size() >= expected.size() + 1,
+                    Duration.ofMinutes(2), Duration.ofMillis(100), "good lines and the binary record in topic B");
 
             List<ConsumerRecord<byte[], byte[]>> out = Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
             List<byte[]> lines = new ArrayList<>();
@@ -211,8 +216,9 @@ class PipelineTest {
             }
             assertThat(hex(lines)).as("the lines' bytes, as they were sent").containsExactlyInAnyOrderElementsOf(expected);
             assertThat(relayedBinary).as("binary record, byte for byte").isEqualTo(binary);
-            Conditions.await("the sink to print the escaped binary record and the lines that are not UTF-8", Duration.ofMinutes(1),
-                    () -> printedLines().containsAll(List.of("\\xc3(\\x00\\xff\\n\\x80", "bad\\xff\\xfe", "\\xff\\xfe ... \\xc3(")));
+            CommonTestUtils.waitUtil(
+                    () -> printedLines().containsAll(List.of("\\xc3(\\x00\\xff\\n\\x80", "bad\\xff\\xfe", "\\xff\\xfe ... \\xc3(")),
+                    Duration.ofMinutes(1), Duration.ofMillis(100), "the sink to print the escaped binary record and the lines that are not UTF-8");
 
             assertThat(oversizedLinesSkipped(cluster.getWebInterfaceURL(), jobs.get(2))).isEqualTo(1);
         } finally {
@@ -240,7 +246,8 @@ class PipelineTest {
         }
         String metrics = job + "/vertices/" + vertex.group(1) + "/metrics";
         long[] value = {-1};
-        Conditions.await("the oversizedLinesSkipped metric", Duration.ofSeconds(60), () -> {
+        CommonTestUtils.waitUtil(
+                () -> {
             try {
                 Matcher id = Pattern.compile("\"id\":\"([^\"]*oversizedLinesSkipped)\"").matcher(get(http, metrics));
                 if (!id.find()) {
@@ -253,7 +260,8 @@ class PipelineTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        });
+        },
+                Duration.ofSeconds(60), Duration.ofMillis(100), "the oversizedLinesSkipped metric");
         return value[0];
     }
 

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -73,8 +74,9 @@ class VerifyTest {
         }
         // The coordinator writes the markers after commit and abort return: until then the last
         // stable offset hides the committed records too.
-        io.kfp.common.testing.Conditions.await("no transaction left open on " + OUTPUT, java.time.Duration.ofSeconds(30),
-                () -> Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true).equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)));
+        CommonTestUtils.waitUtil(
+                () -> Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true).equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)),
+                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100), "no transaction left open on " + OUTPUT);
     }
 
     @Test
