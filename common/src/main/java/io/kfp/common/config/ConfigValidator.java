@@ -1,6 +1,5 @@
 package io.kfp.common.config;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -143,20 +142,28 @@ public final class ConfigValidator {
         return name.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
-    /** The option's value type. Flink keeps it package-private; it is only used for messages. */
+    /**
+     * The option's value type, for messages. Flink keeps {@code ConfigOption}'s class private; an
+     * option with a default tells it by its default, one without by what Flink's own parser makes
+     * of a probe value ("1" is a whole number, a duration, a size or a string; "true" a boolean).
+     */
     static Class<?> typeOf(ConfigOption<?> option) {
         if (option.hasDefaultValue()) {
             Class<?> type = option.defaultValue().getClass();
             // An enum constant with a body is an anonymous subclass of its enum.
             return type.isAnonymousClass() && type.getSuperclass().isEnum() ? type.getSuperclass() : type;
         }
-        try {
-            Method getClazz = ConfigOption.class.getDeclaredMethod("getClazz");
-            getClazz.setAccessible(true);
-            return (Class<?>) getClazz.invoke(option);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return Object.class;
+        for (String probe : List.of("1", "true")) {
+            try {
+                Object parsed = Configuration.fromMap(Map.of(option.key(), probe)).get(option);
+                if (parsed != null) {
+                    return parsed.getClass();
+                }
+            } catch (RuntimeException notThisType) {
+                // try the next probe
+            }
         }
+        return Object.class;
     }
 
     /** "a duration", "one of exactly-once, at-least-once, none", ... */

@@ -10,6 +10,7 @@ import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -280,5 +281,17 @@ class ConfigValidatorTest {
         ConfigProblem p = onlyProblem("--sink.password", "hunter2");
         assertThat(p.value()).isEqualTo(SecretRedaction.REDACTED);
         assertThat(p.describe()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void anOptionWithoutDefaultIsTypedByWhatFlinkParses() {
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").intType().noDefaultValue())).isEqualTo(Integer.class);
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").durationType().noDefaultValue()))
+                .isEqualTo(Duration.class);
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").booleanType().noDefaultValue()))
+                .isEqualTo(Boolean.class);
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").stringType().noDefaultValue())).isEqualTo(String.class);
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").enumType(CheckpointingMode.class).noDefaultValue()))
+                .isEqualTo(Object.class);
     }
 }
