@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.IsolationLevel;
@@ -177,6 +179,20 @@ public final class Harness {
         long started = System.nanoTime();
         String input = "bench-in";
         createTopics(bootstrap, kafka, input);
+        try {
+            runAll(started, bootstrap, kafka, input, cases, records, rounds, latencyRounds);
+        } finally {
+            // On a broker of one's own (--bootstrap) the next run creates the input again.
+            try {
+                deleteTopics(bootstrap, input);
+            } catch (Exception e) {
+                System.err.println("could not delete " + input + " (it stays on the broker's disk): " + e);
+            }
+        }
+    }
+
+    private static void runAll(long started, String bootstrap, EmbeddedKafka kafka, String input, List<Case> cases,
+            long records, int rounds, int latencyRounds) throws Exception {
         System.out.printf("producing %,d input records...%n", records);
         Cases.produce(bootstrap, input, records, 0);
 
@@ -213,7 +229,17 @@ public final class Harness {
             for (String topic : topics) {
                 newTopics.add(new NewTopic(topic, 4, (short) 1));
             }
-            admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
+            try {
+                admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof TopicExistsException exists) {
+                    throw new IllegalStateException("a topic of " + List.of(topics) + " already exists on " + bootstrap + " ("
+                            + exists.getMessage() + "), left by a run that"
+                            + " was killed? The harness uses bench-* topics of its own; delete them (kafka-topics.sh"
+                            + " --bootstrap-server " + bootstrap + " --delete --topic 'bench-.*') or use another broker.", e);
+                }
+                throw e;
+            }
         }
     }
 

@@ -1,12 +1,16 @@
 package io.kfp.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kfp.bench.Harness.Sample;
+import io.kfp.embedded.EmbeddedKafka;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class HarnessTest {
 
@@ -49,5 +53,21 @@ class HarnessTest {
 
         assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN);
         assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN);
+    }
+
+    @Test
+    void aBenchTopicLeftOnAnOutsideBrokerIsRefusedNamingItAndTheWayOut(@TempDir Path dir) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
+            String bootstrap = kafka.bootstrapServers();
+            // --bootstrap: the harness creates its topics through the Admin API, as on any broker
+            Harness.createTopics(bootstrap, null, "bench-in");
+
+            assertThatThrownBy(() -> Harness.createTopics(bootstrap, null, "bench-in"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("[bench-in] already exists on " + bootstrap)
+                    .hasMessageContaining("--delete --topic 'bench-.*'");
+
+            Harness.deleteTopics(bootstrap, "bench-in");
+        }
     }
 }
