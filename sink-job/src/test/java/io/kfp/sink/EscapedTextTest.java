@@ -24,6 +24,25 @@ class EscapedTextTest {
     }
 
     @Test
+    void aLineIsPlainOnlyIfEveryByteIsPrintableAsciiOtherThanBackslashWhereverTheOtherSits() {
+        for (int b = 0; b < 256; b++) {
+            boolean plain = b >= 0x20 && b < 0x7f && b != '\\';
+            for (int at = 0; at < 24; at++) {
+                byte[] line = "abcdefghijklmnopqrstuvwx".getBytes(StandardCharsets.US_ASCII);
+                line[at] = (byte) b;
+                assertThat(EscapedText.isPlain(line)).as("0x%02x at %d", b, at).isEqualTo(plain);
+                if (!plain) {
+                    ByteLine out = new ByteLine(1);
+                    EscapedText.append(line, out);
+                    assertThat(new String(out.toByteArray(), StandardCharsets.UTF_8))
+                            .as("0x%02x at %d", b, at)
+                            .startsWith(new String(line, 0, at, StandardCharsets.US_ASCII));
+                }
+            }
+        }
+    }
+
+    @Test
     void validUtf8IsPrintedAsText() {
         String text = "héllo wörld – 日本語 🎉";
         assertThat(escape(text.getBytes(StandardCharsets.UTF_8))).isEqualTo(text);
