@@ -57,6 +57,9 @@ public final class IngestJob implements Workflow {
 
     @Override
     public void defineWorkflow(StreamExecutionEnvironment env) {
+        // Each line is a fresh array the writer copies into its batch and never holds: the chained
+        // writer may take it as it is instead of a copy of every line.
+        env.getConfig().enableObjectReuse();
         int endpoints = IngestOptions.settings(config).endpoints().size();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket:" + config.get(IngestOptions.ENDPOINTS))
                 .uid(SOURCE_UID)

@@ -107,6 +107,15 @@ class IngestJobTest {
     }
 
     @Test
+    void itsWorkflowLetsTheChainedWriterTakeEachLineWithoutACopy() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
+        Configuration config = config("--ingest.endpoints", "h:1");
+        new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), new CollectingSink<>()).defineWorkflow(env);
+        assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
+    }
+
+    @Test
     void linesBecomeRecordsWithAnOptionalKey() {
         LineRecord noKey = new LineRecord(null);
         assertThat(noKey.key(utf8("a:b"))).isNull();

@@ -66,6 +66,9 @@ public final class SinkJob implements Workflow {
 
     @Override
     public void defineWorkflow(StreamExecutionEnvironment env) {
+        // Each printed line is a fresh array the console writer copies into its buffer and never
+        // holds: the chained writer may take it as it is instead of a copy of every line.
+        env.getConfig().enableObjectReuse();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka:" + SourceOptions.describeInput(config))
                 .uid(SOURCE_UID)
                 .sinkTo(sink)

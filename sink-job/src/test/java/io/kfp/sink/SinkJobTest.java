@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,6 +65,17 @@ class SinkJobTest {
 
         String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
+    }
+
+    @Test
+    void itsWorkflowLetsTheChainedConsoleWriterTakeEachLineWithoutACopy() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
+        Configuration config = config();
+        new SinkJob(config, ListSource.of(utf8(List.of("a")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
+                        new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200)))
+                .defineWorkflow(env);
+        assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
 
     @Test
