@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -45,7 +44,8 @@ import org.apache.kafka.streams.kstream.Produced;
 /**
  * One benchmark case, run in a JVM of its own by {@link Harness}.
  *
- * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE LIVE_RECORDS}. INPUT
+ * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE LIVE_RECORDS}, or
+ * {@code Cases feed-lines RECORDS LIVE_RECORDS [--listen]} for a FED case's line feeder. INPUT
  * holds the pre-produced records; LIVE is an empty topic of this run into which the harness
  * produces the latency phase's records once the backlog is through. Copying cases read both and
  * run until the harness stops them; producing cases write RECORDS records to OUTPUT, then
@@ -55,9 +55,16 @@ import org.apache.kafka.streams.kstream.Produced;
  */
 public final class Cases {
 
+    /** The first argument that makes this JVM a FED case's line feeder instead of a case. */
+    static final String FEED_LINES = "feed-lines";
+
     private Cases() {}
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals(FEED_LINES)) {
+            feedLines(Long.parseLong(args[1]), Long.parseLong(args[2]), args.length > 3 && args[3].equals("--listen"));
+            return;
+        }
         String name = args[0];
         String bootstrap = args[1];
         String input = args[2];
@@ -69,8 +76,8 @@ public final class Cases {
         long liveRecords = Long.parseLong(args[7]);
         switch (name) {
             case "producer" -> produce(bootstrap, output, records, liveRecords);
-            case "ingest-job" -> ingest(bootstrap, output, records, liveRecords, result);
-            case "console-producer" -> consoleProducer(bootstrap, output, records, liveRecords);
+            case "ingest-job" -> ingest(bootstrap, output);
+            case "console-producer" -> consoleProducer(bootstrap, output);
             case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null, 1);
             case "copy-loop-2t" -> copyLoop(bootstrap, List.of(input, live), output, null, 2);
             case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 1);
@@ -311,47 +318,52 @@ public final class Cases {
     }
 
     /**
-     * The ingest job (bounded, at-least-once) reading the lines from a local socket. The thread
-     * serving the lines is the benchmark's, not the job's: its CPU time goes to the result file
-     * for the harness to take off the case's.
+     * A FED case's lines (see {@link Harness.Kind#FED}): RECORDS lines as fast as they are taken,
+     * then LIVE more paced at {@link Harness#LIVE_RATE} per second, one write per line. To stdout
+     * (piped into the case's stdin), or with {@code listen} to the one connection accepted on a
+     * free loopback port, which it prints first.
      */
-    static void ingest(String bootstrap, String output, long records, long live, Path result) throws Exception {
-        java.util.concurrent.atomic.AtomicReference<Double> feederCpu = new java.util.concurrent.atomic.AtomicReference<>(0.0);
+    static void feedLines(long records, long live, boolean listen) throws IOException {
+        if (!listen) {
+            writeLines(records, live, new java.io.FileOutputStream(java.io.FileDescriptor.out));
+            return;
+        }
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Thread feeder = new Thread(() -> {
-                // Buffered: the generator hands out one line per read, and a socket write per line
-                // would make the feeder, not the job, the bottleneck.
-                try (Socket socket = server.accept();
-                        OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024)) {
-                    lines(0, records, false).transferTo(out);
-                    out.flush();
-                    InputStream paced = lines(records, live, true);
-                    byte[] line = new byte[100];
-                    for (int n; (n = paced.read(line, 0, line.length)) > 0; ) {
-                        out.write(line, 0, n);
-                        out.flush();
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                } finally {
-                    feederCpu.set(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1e9);
-                }
-            }, "line-feeder");
-            feeder.start();
-            String[] args = {
-                "--kafka.bootstrap-servers", bootstrap, "--sink.topic", output,
-                "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true",
-                "--job.parallelism", "2", "--state.backend", "hashmap",
-                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
-            untilItEnds(IngestJob.SPEC, args);
-            feeder.join();
-            Files.writeString(result, String.valueOf(feederCpu.get()));
+            System.out.println(server.getLocalPort());
+            System.out.flush();
+            try (Socket socket = server.accept()) {
+                writeLines(records, live, socket.getOutputStream());
+            }
         }
     }
 
-    /** Kafka's console producer, the same lines on its stdin, the same producer settings. */
-    static void consoleProducer(String bootstrap, String output, long records, long live) throws Exception {
-        System.setIn(new java.io.SequenceInputStream(lines(0, records, false), lines(records, live, true)));
+    private static void writeLines(long records, long live, OutputStream target) throws IOException {
+        // Buffered: the generator hands out one line per read, and a write per line would make the
+        // feeder, not the case, the bottleneck.
+        try (OutputStream out = new BufferedOutputStream(target, 64 * 1024)) {
+            lines(0, records, false).transferTo(out);
+            out.flush();
+            InputStream paced = lines(records, live, true);
+            byte[] line = new byte[100];
+            for (int n; (n = paced.read(line, 0, line.length)) > 0; ) {
+                out.write(line, 0, n);
+                out.flush();
+            }
+        }
+    }
+
+    /** The ingest job (bounded, at-least-once) reading the lines from the feeder's loopback socket ({@code bench.feeder}). */
+    static void ingest(String bootstrap, String output) throws Exception {
+        String[] args = {
+            "--kafka.bootstrap-servers", bootstrap, "--sink.topic", output,
+            "--ingest.endpoints", System.getProperty("bench.feeder"), "--ingest.bounded", "true",
+            "--job.parallelism", "2", "--state.backend", "hashmap",
+            "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
+        untilItEnds(IngestJob.SPEC, args);
+    }
+
+    /** Kafka's console producer, the same lines on its stdin (piped from the feeder), the same producer settings. */
+    static void consoleProducer(String bootstrap, String output) throws Exception {
         org.apache.kafka.tools.ConsoleProducer.main(new String[] {
             "--bootstrap-server", bootstrap, "--topic", output,
             "--producer-property", "acks=all", "--producer-property", "linger.ms=5",

@@ -44,6 +44,12 @@ public final class Harness {
     enum Kind {
         /** writes RECORDS records into the output topic itself, then exits */
         PRODUCE,
+        /**
+         * like PRODUCE, from the lines a feeder process of its own sends it (on its stdin, or on a
+         * loopback socket for ingest-job): the sending costs neither case's JVM, and both read
+         * their input through the kernel as they would in use
+         */
+        FED,
         /** copies the input (and the live topic) into the output topic until stopped */
         COPY,
         /** relay window-count: counts per key and window; bounded */
@@ -59,8 +65,8 @@ public final class Harness {
 
     static final List<Case> CASES = List.of(
             new Case("producer", Kind.PRODUCE),
-            new Case("ingest-job", Kind.PRODUCE),
-            new Case("console-producer", Kind.PRODUCE),
+            new Case("ingest-job", Kind.FED),
+            new Case("console-producer", Kind.FED),
             new Case("copy-loop", Kind.COPY),
             new Case("copy-loop-2t", Kind.COPY),
             new Case("txn-loop-5s", Kind.COPY),
@@ -97,6 +103,9 @@ public final class Harness {
     static boolean jfr;
     /** The case JVM running now, killed if the harness is stopped (Ctrl-C) so it cannot outlive it. */
     static volatile Process running;
+
+    /** The line feeder of the case running now (FED cases), killed with it. */
+    static volatile Process feeding;
 
     /**
      * One run of one case.
@@ -155,9 +164,10 @@ public final class Harness {
         // default run under 25 minutes.
         int withLatency = latencyRounds != null ? latencyRounds : 1;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Process p = running;
-            if (p != null) {
-                p.destroyForcibly();
+            for (Process p : new Process[] {running, feeding}) {
+                if (p != null) {
+                    p.destroyForcibly();
+                }
             }
         }, "stop-case"));
         EmbeddedKafka kafka = null;
@@ -253,7 +263,7 @@ public final class Harness {
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(result);
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
-        long liveRecords = (c.kind() == Kind.COPY || c.kind() == Kind.PRODUCE) && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
+        long liveRecords = c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx1g",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
@@ -263,6 +273,8 @@ public final class Harness {
             command.add("-XX:StartFlightRecording=settings=profile,filename=" + recordings.resolve(output + ".jfr"));
             command.add("-Dbench.jfr=true");
         }
+        List<String> feederCommand = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                Cases.class.getName(), Cases.FEED_LINES, String.valueOf(records), String.valueOf(liveRecords)));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cases.class.getName(),
                 c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString(), String.valueOf(liveRecords)));
 
@@ -271,11 +283,33 @@ public final class Harness {
         Observer observer = c.kind() == Kind.PRINT ? null : new Observer(bootstrap, output, records, liveRecords, c.kind() == Kind.WINDOW);
         Thread liveProducer = null;
         Process process = null;
+        Process feeder = null;
         try (Admin admin = Admin.create(adminProps)) {
+            if (c.name().equals("ingest-job")) {
+                // Its lines on a loopback socket, as deployed; the feeder says on which port.
+                feederCommand.add("--listen");
+                feeder = new ProcessBuilder(feederCommand).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                feeding = feeder;
+                String port = new java.io.BufferedReader(new java.io.InputStreamReader(feeder.getInputStream())).readLine();
+                if (port == null) {
+                    throw new IllegalStateException("the line feeder for " + output + " exited without a port (" + feeder.waitFor() + ")");
+                }
+                command.add(command.indexOf("-cp"), "-Dbench.feeder=127.0.0.1:" + port.trim());
+            }
             double brokerCpuBefore = processCpuSeconds();
             long launchMillis = System.currentTimeMillis();
             long launched = System.nanoTime();
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            ProcessBuilder caseJvm = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            if (c.kind() == Kind.FED && feeder == null) {
+                // The feeder's stdout piped into the case's stdin, as `feeder | kafka-console-producer`.
+                List<Process> pipeline = ProcessBuilder.startPipeline(List.of(
+                        new ProcessBuilder(feederCommand).redirectError(ProcessBuilder.Redirect.INHERIT), caseJvm));
+                feeder = pipeline.get(0);
+                feeding = feeder;
+                process = pipeline.get(1);
+            } else {
+                process = caseJvm.start();
+            }
             running = process;
             long pid = process.pid();
             double cpu = 0;
@@ -359,16 +393,6 @@ public final class Harness {
             double[] middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
-            // ingest-job: the thread serving its lines is the benchmark's (written when the job ends).
-            if (c.name().equals("ingest-job")) {
-                if (!process.waitFor(30, TimeUnit.SECONDS) || !Files.exists(result)) {
-                    throw new IllegalStateException("ingest-job round " + round + " did not report its feeder's CPU; see " + log);
-                }
-                double feederCpu = Double.parseDouble(Files.readString(result).trim());
-                cpuAtDone -= feederCpu;
-                // The feeder's CPU is the same for every line it sends: its share of the middle.
-                middle[1] -= feederCpu / millions;
-            }
             return new Run(c.name(), c.kind(), round, middle[0], middle[1],
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
@@ -385,6 +409,11 @@ public final class Harness {
                 if (process != null) {
                     stop(process);
                     running = null;
+                }
+                if (feeder != null) {
+                    feeder.destroyForcibly();
+                    feeder.waitFor();
+                    feeding = null;
                 }
             } finally {
                 if (observer != null) {
