@@ -1,9 +1,7 @@
 package io.kfp.sink;
 
+import io.kfp.common.text.ByteWords;
 import io.kfp.common.text.Utf8;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -15,12 +13,6 @@ import java.nio.charset.StandardCharsets;
 final class EscapedText {
 
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-
-    /** Eight bytes of an array as one long, to test them at once. */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGH_BITS = 0x8080808080808080L;
 
     private EscapedText() {}
 
@@ -69,7 +61,7 @@ final class EscapedText {
         int i = from;
         // Eight bytes at a time while all are plain (byte by byte, this check was a tenth of the
         // sink's CPU); the last, partial word and the word holding the run's end byte by byte.
-        while (i + Long.BYTES <= bytes.length && isPlain((long) LONGS.get(bytes, i))) {
+        while (i + Long.BYTES <= bytes.length && isPlain(ByteWords.at(bytes, i))) {
             i += Long.BYTES;
         }
         while (i < bytes.length) {
@@ -82,21 +74,13 @@ final class EscapedText {
         return i;
     }
 
-    /**
-     * Whether all eight bytes of {@code word} are printable ASCII other than '\\': none has its
-     * high bit set, none is below 0x20, none is 0x7f or '\\' (the bit tricks of "Bit Twiddling
-     * Hacks": a byte below n sets its high bit in {@code (w - n*ONES) & ~w}, exact for n <= 128).
-     */
+    /** Whether all eight bytes of {@code word} are printable ASCII other than '\\'. */
     private static boolean isPlain(long word) {
-        long notPlain = word & HIGH_BITS
-                | (word - 0x20 * ONES) & ~word & HIGH_BITS
-                | hasZeroByte(word ^ 0x7f * ONES)
-                | hasZeroByte(word ^ '\\' * ONES);
+        long notPlain = word & ByteWords.HIGH_BITS
+                | ByteWords.hasByteBelow(word, 0x20)
+                | ByteWords.hasZeroByte(word ^ 0x7f * ByteWords.ONES)
+                | ByteWords.hasZeroByte(word ^ '\\' * ByteWords.ONES);
         return notPlain == 0;
-    }
-
-    private static long hasZeroByte(long word) {
-        return (word - ONES) & ~word & HIGH_BITS;
     }
 
     private static void appendAscii(int b, ByteLine out) {

@@ -1,9 +1,5 @@
 package io.kfp.common.text;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * Well-formed UTF-8, checked on bytes, following the Unicode table of well-formed byte sequences
  * (no overlong forms, no surrogates, nothing above U+10FFFF). Ingest counts the lines that are not
@@ -11,12 +7,6 @@ import java.nio.ByteOrder;
  * The JDK only answers this by decoding into chars, which is the copy both avoid.
  */
 public final class Utf8 {
-
-    /** Eight bytes of an array as one long, to test them for ASCII at once. */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    /** The high bit of each of eight bytes: set in none of them means all eight are ASCII. */
-    private static final long NOT_ASCII = 0x8080808080808080L;
 
     private Utf8() {}
 
@@ -64,7 +54,7 @@ public final class Utf8 {
         int i = offset;
         while (i < end) {
             // ASCII, the common case: eight bytes at a time (it was a tenth of ingest's CPU byte by byte).
-            while (i + Long.BYTES <= end && ((long) LONGS.get(bytes, i) & NOT_ASCII) == 0) {
+            while (i + Long.BYTES <= end && (ByteWords.at(bytes, i) & ByteWords.HIGH_BITS) == 0) {
                 i += Long.BYTES;
             }
             if (i == end) {
