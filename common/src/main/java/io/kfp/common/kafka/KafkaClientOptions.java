@@ -50,6 +50,7 @@ public final class KafkaClientOptions implements OptionGroup {
                     Map.entry(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "sink.transaction-timeout"),
                     Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, "sink.batch-size"),
                     Map.entry(ProducerConfig.LINGER_MS_CONFIG, "sink.linger"),
+                    Map.entry(ProducerConfig.BUFFER_MEMORY_CONFIG, "sink.buffer-memory"),
                     Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, "(set by the job)"),
                     Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "(set by the job)"),
                     Map.entry(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, "(set by the job)"),

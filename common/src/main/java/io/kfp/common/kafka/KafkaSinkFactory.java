@@ -57,11 +57,12 @@ public final class KafkaSinkFactory {
                 config.get(KafkaSinkOptions.WRITE_TIMESTAMPS));
     }
 
-    /** The producer properties: connection, batching, plus the transaction timeout for exactly-once. */
+    /** The producer properties: connection, batching and buffering, plus the transaction timeout for exactly-once. */
     public static Properties producerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(KafkaSinkOptions.BATCH_SIZE).getBytes()));
         props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(KafkaSinkOptions.LINGER).toMillis()));
+        props.setProperty(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(config.get(KafkaSinkOptions.BUFFER_MEMORY).getBytes()));
         if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
             // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
             props.setProperty(

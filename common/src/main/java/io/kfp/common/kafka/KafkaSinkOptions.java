@@ -126,7 +126,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                                     + " request is sent. 64 KiB (Kafka's default is 16 KiB) means"
                                     + " fewer, fuller requests at high rates: measured, 16 KiB cost"
                                     + " the relay more CPU per record. Each partition being written"
-                                    + " holds one such buffer in the producer's buffer.memory (32 MiB).");
+                                    + " holds one such buffer in sink.buffer-memory.");
 
     public static final ConfigOption<Duration> LINGER =
             key("sink.linger")
@@ -136,6 +136,24 @@ public final class KafkaSinkOptions implements OptionGroup {
                             "Producer linger.ms: how long a batch may wait to fill before it is"
                                     + " sent; adds at most this much latency. 0 sends at once"
                                     + " (more, smaller requests).");
+
+    public static final ConfigOption<MemorySize> BUFFER_MEMORY =
+            key("sink.buffer-memory")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("8 mb"))
+                    .withDescription(
+                            "Producer buffer.memory: the most bytes of records waiting to be sent or"
+                                    + " acknowledged; when it is full the job waits (backpressure)."
+                                    + " 8 MiB, not Kafka's 32 MiB: ingest-job, writing faster than"
+                                    + " the broker took, kept some 0.2 s of records queued in 32 MiB,"
+                                    + " each alive until acknowledged, so every garbage collection"
+                                    + " copied them again (measured over 10,000,000 lines: GC pauses"
+                                    + " 2.2 s -> 1.0 s, peak RSS 1,045 -> 659 MB), and the queue"
+                                    + " bought no throughput; every checkpoint also waits until the"
+                                    + " whole queue is acknowledged. It must hold a batch"
+                                    + " (sink.batch-size) for each partition written at once: 8 MiB"
+                                    + " is 128 batches of 64 KiB; raise it for keyed writes to more"
+                                    + " partitions than that.");
 
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
 
@@ -158,7 +176,8 @@ public final class KafkaSinkOptions implements OptionGroup {
                 PARTITIONER,
                 WRITE_TIMESTAMPS,
                 BATCH_SIZE,
-                LINGER);
+                LINGER,
+                BUFFER_MEMORY);
     }
 
     @Override
@@ -193,6 +212,15 @@ public final class KafkaSinkOptions implements OptionGroup {
                             + " above 1 MiB exceed the producer's max.request.size and the broker's"
                             + " message.max.bytes defaults.",
                     "use e.g. 64 kb (the default).");
+        }
+        long buffer = config.get(BUFFER_MEMORY).getBytes();
+        if (buffer < batch) {
+            problems.add(
+                    BUFFER_MEMORY.key(),
+                    "is " + config.get(BUFFER_MEMORY) + ", less than one batch (sink.batch-size is "
+                            + config.get(BATCH_SIZE) + "): the producer could not allocate a single batch"
+                            + " and would fail on the first record.",
+                    "use e.g. 8 mb (the default), or lower sink.batch-size.");
         }
         Duration linger = config.get(LINGER);
         if (linger.isNegative() || linger.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {

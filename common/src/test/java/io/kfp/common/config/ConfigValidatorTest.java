@@ -213,6 +213,7 @@ class ConfigValidatorTest {
                 .contains("sink.transaction-timeout");
         assertThat(valid("--kafka.properties.security.protocol", "SASL_SSL")).isNotNull();
         assertThat(onlyProblem("--kafka.properties.batch.size", "16384").fix()).contains("sink.batch-size");
+        assertThat(onlyProblem("--kafka.properties.buffer.memory", "33554432").fix()).contains("sink.buffer-memory");
     }
 
     @Test
@@ -221,6 +222,10 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--sink.batch-size", "2 mb").problem()).contains("1 mb", "max.request.size");
         assertThat(onlyProblem("--sink.linger", "9999999999 s").key()).isEqualTo("sink.linger");
         assertThat(valid("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")).isNotNull();
+        ConfigProblem smallBuffer = onlyProblem("--sink.buffer-memory", "32 kb");
+        assertThat(smallBuffer.key()).isEqualTo("sink.buffer-memory");
+        assertThat(smallBuffer.problem()).contains("32 kb", "sink.batch-size is 64 kb");
+        assertThat(valid("--sink.buffer-memory", "1 mb", "--sink.batch-size", "1 mb")).isNotNull();
     }
 
     @Test

@@ -104,10 +104,13 @@ class KafkaFactoriesTest {
     void producersBatchAsConfigured() {
         assertThat(KafkaSinkFactory.producerProperties(config()))
                 .containsEntry("batch.size", String.valueOf(64 * 1024))
-                .containsEntry("linger.ms", "5");
-        assertThat(KafkaSinkFactory.producerProperties(config("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")))
+                .containsEntry("linger.ms", "5")
+                .containsEntry("buffer.memory", String.valueOf(8 * 1024 * 1024));
+        assertThat(KafkaSinkFactory.producerProperties(
+                        config("--sink.batch-size", "1 mb", "--sink.linger", "0 ms", "--sink.buffer-memory", "64 mb")))
                 .containsEntry("batch.size", String.valueOf(1024 * 1024))
-                .containsEntry("linger.ms", "0");
+                .containsEntry("linger.ms", "0")
+                .containsEntry("buffer.memory", String.valueOf(64L * 1024 * 1024));
     }
 
     @Test
