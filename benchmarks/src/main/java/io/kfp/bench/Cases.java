@@ -94,7 +94,8 @@ public final class Cases {
             case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s", 2);
             case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s", 2);
             case "relay-window-count" -> windowCount(bootstrap, input, output);
-            case "sink-job" -> sinkJob(bootstrap, input, output, records, result);
+            case "sink-job" -> sinkJob(bootstrap, input, output, records, result, 2);
+            case "sink-job-p1" -> sinkJob(bootstrap, input, output, records, result, 1);
             case "console-consumer" -> consoleConsumer(bootstrap, input, records, result);
             default -> throw new IllegalArgumentException("unknown case " + name);
         }
@@ -409,13 +410,14 @@ public final class Cases {
     }
 
     /** The real sink job printing the input (values only, its default) to a counting stdout. */
-    static void sinkJob(String bootstrap, String input, String output, long records, Path result) throws Exception {
+    static void sinkJob(String bootstrap, String input, String output, long records, Path result, int parallelism)
+            throws Exception {
         System.setOut(new PrintStream(new PrintedLines(records, result), false));
         String[] args = {
             "--kafka.bootstrap-servers", bootstrap, "--source.topics", input,
             "--source.group-id", "bench-" + output, "--job.instance-id", output,
             "--source.starting-offsets", "earliest",
-            "--job.parallelism", "2", "--state.backend", "hashmap",
+            "--job.parallelism", String.valueOf(parallelism), "--state.backend", "hashmap",
             "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
         untilItEnds(SinkJob.SPEC, args);
     }
@@ -433,7 +435,8 @@ public final class Cases {
      * below RECORDS, none twice. After the first line, at the middle's ends ({@link
      * Harness#MIDDLE_FROM} and {@link Harness#MIDDLE_TO} of RECORDS) and after RECORDS lines it
      * notes the time and this JVM's CPU time; after the last it writes them to the result file
-     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu") and halts the JVM.
+     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu middleJitCpu") and
+     * halts the JVM.
      */
     static final class PrintedLines extends OutputStream {
         private final long records;
@@ -448,8 +451,11 @@ public final class Cases {
         private final long middleTo;
         private long middleFromNanos;
         private double middleFromCpu;
+        private double middleFromJit;
         private long middleToNanos;
         private double middleToCpu;
+        private double middleToJit;
+        private final CompilerThreads compilers = CompilerThreads.self();
         private boolean finished;
 
         PrintedLines(long records, Path result) {
@@ -503,15 +509,18 @@ public final class Cases {
             if (lines == middleFrom) {
                 middleFromNanos = System.nanoTime();
                 middleFromCpu = cpuSeconds();
+                middleFromJit = compilers.cpuSeconds();
             }
             if (lines == middleTo) {
                 middleToNanos = System.nanoTime();
                 middleToCpu = cpuSeconds();
+                middleToJit = compilers.cpuSeconds();
             }
             if (lines == records) {
                 try {
                     Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds()
-                            + " " + (middleTo - middleFrom) + " " + (middleToNanos - middleFromNanos) + " " + (middleToCpu - middleFromCpu) + "\n");
+                            + " " + (middleTo - middleFrom) + " " + (middleToNanos - middleFromNanos) + " " + (middleToCpu - middleFromCpu)
+                            + " " + (middleToJit - middleFromJit) + "\n");
                 } catch (IOException e) {
                     fail("cannot write " + result + ": " + e);
                 }

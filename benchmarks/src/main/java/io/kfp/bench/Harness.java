@@ -60,8 +60,15 @@ public final class Harness {
 
     record Case(String name, Kind kind) {}
 
-    /** The committed output (offsets below the last stable offsets, summed) at a moment, with the case's CPU seconds then. */
-    record Sample(long nanos, long committed, double cpu) {}
+    /**
+     * The committed output (offsets below the last stable offsets, summed) at a moment, with the
+     * case's CPU seconds then and the part of them its JIT compiler threads used.
+     */
+    record Sample(long nanos, long committed, double cpu, double jit) {
+        Sample(long nanos, long committed, double cpu) {
+            this(nanos, committed, cpu, 0);
+        }
+    }
 
     static final List<Case> CASES = List.of(
             new Case("producer", Kind.PRODUCE),
@@ -83,6 +90,7 @@ public final class Harness {
             new Case("relay-eos-1s", Kind.COPY),
             new Case("relay-window-count", Kind.WINDOW),
             new Case("sink-job", Kind.PRINT),
+            new Case("sink-job-p1", Kind.PRINT),
             new Case("console-consumer", Kind.PRINT));
 
     /**
@@ -119,15 +127,22 @@ public final class Harness {
      *     (printing cases: between those shares of the lines printed); NaN when fewer than two commits fall there
      *     (a run too short for its commit interval) and for window-count
      * @param middleCpu client CPU seconds per million records over the same middle
+     * @param middleJitCpu the part of middleCpu the JIT compiler threads used: warm-up, not the steady state
      * @param steadyCpu client CPU seconds per million records between first output and done
      * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
      * @param firstWrite seconds from launch to the first output record written (printing cases: printed)
      * @param firstVisible seconds from launch to the first output record visible to read_committed
      * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
      */
-    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double rate, double writtenRate, double launchRate,
+    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double middleJitCpu, double rate, double writtenRate, double launchRate,
                double steadyCpu, double totalCpu,
-               double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {}
+               double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {
+
+        /** The steady CPU per million records without the JIT compiler threads': what the targets compare. */
+        double middleCpuWithoutJit() {
+            return middleCpu - middleJitCpu;
+        }
+    }
 
     private Harness() {}
 
@@ -215,10 +230,10 @@ public final class Harness {
                         (System.nanoTime() - started) / 60e9);
                 Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
-                System.out.printf(Locale.ROOT, "  %-18s round %d: steady %,10.0f records/s at %.2f CPU s per M records;"
+                System.out.printf(Locale.ROOT, "  %-18s round %d: steady %,10.0f records/s at %.2f CPU s per M records (%.2f JIT);"
                                 + " first write -> all visible %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
                                 + " broker %.1f CPU s, peak RSS %d MB, first write %.1f s, visible %.1f s%s%n",
-                        c.name(), round, run.middleRate(), run.middleCpu(), run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
+                        c.name(), round, run.middleRate(), run.middleCpu(), run.middleJitCpu(), run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
                         run.firstWrite(), run.firstVisible(), run.latency() == null ? ""
                                 : String.format(Locale.ROOT, ", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
             }
@@ -265,7 +280,8 @@ public final class Harness {
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
         long liveRecords = c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx1g",
+        // A fixed set of compiler threads: a dynamic one may end a thread, and its CPU with it (CompilerThreads).
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:-UseDynamicNumberOfCompilerThreads",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED"));
         if (jfr) {
@@ -312,7 +328,9 @@ public final class Harness {
             }
             running = process;
             long pid = process.pid();
+            CompilerThreads compilers = new CompilerThreads(pid);
             double cpu = 0;
+            double jit = 0;
             long rssKb = 0;
             long firstWrite = 0;
             long allWritten = 0;
@@ -327,6 +345,7 @@ public final class Harness {
                 if (stat != null) {
                     cpu = Math.max(cpu, stat[0]);
                     rssKb = Math.max(rssKb, (long) stat[1]);
+                    jit = Math.max(jit, compilers.cpuSeconds());
                 }
                 if (observer != null) {
                     if (observer.failure() != null) {
@@ -345,7 +364,7 @@ public final class Harness {
                     if (done == 0 && c.kind() != Kind.WINDOW) {
                         long committed = endOffsetSum(admin, output, IsolationLevel.READ_COMMITTED);
                         if (commits.isEmpty() ? committed > 0 : committed != commits.get(commits.size() - 1).committed()) {
-                            commits.add(new Sample(System.nanoTime(), committed, cpu));
+                            commits.add(new Sample(System.nanoTime(), committed, cpu, jit));
                         }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
@@ -393,7 +412,7 @@ public final class Harness {
             double[] middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
-            return new Run(c.name(), c.kind(), round, middle[0], middle[1],
+            return new Run(c.name(), c.kind(), round, middle[0], middle[1], middle[2],
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
@@ -456,10 +475,12 @@ public final class Harness {
         long middleLines = Long.parseLong(f[4]);
         long middleNanos = Long.parseLong(f[5]);
         double middleCpu = Double.parseDouble(f[6]);
+        double middleJit = Double.parseDouble(f[7]);
         double millions = records / 1e6;
         double firstSeconds = (first - launchMillis) / 1e3;
         double rate = records / ((done - first) / 1e3);
-        return new Run(c.name(), c.kind(), round, middleLines / (middleNanos / 1e9), middleCpu / (middleLines / 1e6), rate, rate, records / ((done - launchMillis) / 1e3),
+        return new Run(c.name(), c.kind(), round, middleLines / (middleNanos / 1e9), middleCpu / (middleLines / 1e6),
+                middleJit / (middleLines / 1e6), rate, rate, records / ((done - launchMillis) / 1e3),
                 (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
                 firstSeconds, firstSeconds, null);
     }
@@ -492,7 +513,8 @@ public final class Harness {
     }
 
     /**
-     * The steady rate: [records/s, client CPU s per million records] between the first sample at
+     * The steady rate: [records/s, client CPU s per million records, of which the JIT compiler
+     * threads'] between the first sample at
      * {@link #MIDDLE_FROM} of RECORDS or more and the last at {@link #MIDDLE_TO} or less, or NaNs when
      * fewer than two samples fall there. Committed output grows in steps, one per commit, so the
      * rate between two steps is exact, and the wait for the last commit after the backlog (up to
@@ -510,10 +532,11 @@ public final class Harness {
             }
         }
         if (from == null || to == null || to.nanos() <= from.nanos()) {
-            return new double[] {Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN};
         }
         double count = to.committed() - from.committed();
-        return new double[] {count / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / (count / 1e6)};
+        return new double[] {count / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / (count / 1e6),
+                (to.jit() - from.jit()) / (count / 1e6)};
     }
 
     /**
@@ -534,8 +557,7 @@ public final class Harness {
     static double[] procStat(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLK_TCK;
+            double cpu = CompilerThreads.statCpuSeconds(stat);
             long hwm = 0;
             for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
                 if (line.startsWith("VmHWM:")) {

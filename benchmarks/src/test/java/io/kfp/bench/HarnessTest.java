@@ -51,8 +51,39 @@ class HarnessTest {
         List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1), new Sample(6 * SECOND, 9_700_000, 6),
                 new Sample(9 * SECOND, 10_000_000, 8));
 
-        assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN);
-        assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN);
+        assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);
+        assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    @Test
+    void theJitCompilersShareOfTheSteadyCpuIsTakenOverTheSameMiddle() {
+        // 10 M records, a sample per 1 M every second; the compiler threads use 0.5 CPU s a second
+        // until 4 s, then nothing more (warm-up over).
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, 0.5 * Math.min(i, 4)));
+        }
+        double[] middle = Harness.middle(samples, 10_000_000);
+
+        // from 1 M (1 s) to 9 M (9 s): 16 CPU s for 8 M records, of which the JIT's 1.5 s (1 s -> 4 s)
+        assertThat(middle[1]).isCloseTo(2.0, within(1e-9));
+        assertThat(middle[2]).isCloseTo(1.5 / 8, within(1e-9));
+    }
+
+    @Test
+    void compilerThreadsAreFoundByTheirNameAndTheirCpuReadFromProc() {
+        assertThat(CompilerThreads.isCompiler("C2 CompilerThre")).isTrue();
+        assertThat(CompilerThreads.isCompiler("C1 CompilerThre")).isTrue();
+        assertThat(CompilerThreads.isCompiler("GC Thread#0")).isFalse();
+        assertThat(CompilerThreads.isCompiler("main")).isFalse();
+        // A name with spaces and a parenthesis: fields count from the last ')'; utime 250 + stime 50 ticks.
+        String stat = "4242 (Source: a (1/2)) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 30 0 100 200 300";
+        assertThat(CompilerThreads.statCpuSeconds(stat)).isCloseTo(3.0, within(1e-9));
+
+        // This JVM has compiled the code it ran by now, on those threads only.
+        double jit = CompilerThreads.self().cpuSeconds();
+        double process = Harness.processCpuSeconds();
+        assertThat(jit).isPositive().isLessThan(process);
     }
 
     @Test
