@@ -44,6 +44,7 @@ public final class KafkaClientOptions implements OptionGroup {
                     Map.entry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "source.auto-commit"),
                     Map.entry(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "source.auto-commit-interval"),
                     Map.entry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "source.offset-reset"),
+                    Map.entry(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "source.max-poll-records"),
                     Map.entry(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(), "source.commit-offsets-on-checkpoint"),
                     Map.entry(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "source.partition-discovery-interval"),
                     Map.entry(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sink.transactional-id-prefix"),

@@ -50,6 +50,7 @@ public final class KafkaSourceFactory {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(SourceOptions.ISOLATION_LEVEL).toString());
+        props.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(config.get(SourceOptions.MAX_POLL_RECORDS)));
         long discoveryMs = config.get(SourceOptions.PARTITION_DISCOVERY_INTERVAL).toMillis();
         props.setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
         boolean checkpointing = config.get(CheckpointOptions.ENABLED);

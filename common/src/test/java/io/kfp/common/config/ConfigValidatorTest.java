@@ -150,7 +150,7 @@ class ConfigValidatorTest {
         assertThat(problem.key()).isEqualTo("kafka.properties.enable.idempotance");
         assertThat(problem.fix()).isEqualTo("did you mean 'kafka.properties.enable.idempotence'?");
         // Known names of any of the three clients, and a config provider's own settings, pass.
-        assertThat(valid("--kafka.properties.max.poll.records", "10", "--kafka.properties.request.timeout.ms", "30000",
+        assertThat(valid("--kafka.properties.fetch.min.bytes", "10", "--kafka.properties.request.timeout.ms", "30000",
                         "--kafka.properties.config.providers", "file",
                         "--kafka.properties.config.providers.file.class",
                         "org.apache.kafka.common.config.provider.FileConfigProvider"))
@@ -214,6 +214,10 @@ class ConfigValidatorTest {
         assertThat(valid("--kafka.properties.security.protocol", "SASL_SSL")).isNotNull();
         assertThat(onlyProblem("--kafka.properties.batch.size", "16384").fix()).contains("sink.batch-size");
         assertThat(onlyProblem("--kafka.properties.buffer.memory", "33554432").fix()).contains("sink.buffer-memory");
+        assertThat(onlyProblem("--kafka.properties.max.poll.records", "500").fix()).contains("source.max-poll-records");
+        ConfigProblem noRecords = onlyProblem("--source.max-poll-records", "0");
+        assertThat(noRecords.key()).isEqualTo("source.max-poll-records");
+        assertThat(noRecords.problem()).isEqualTo("must be at least 1.");
     }
 
     @Test

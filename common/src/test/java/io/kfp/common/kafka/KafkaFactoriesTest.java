@@ -53,7 +53,10 @@ class KafkaFactoriesTest {
                 .containsEntry("isolation.level", "read_committed")
                 .containsEntry("commit.offsets.on.checkpoint", "true")
                 .containsEntry("enable.auto.commit", "false")
-                .containsEntry("partition.discovery.interval.ms", "60000");
+                .containsEntry("partition.discovery.interval.ms", "60000")
+                .containsEntry("max.poll.records", "5000");
+        assertThat(KafkaSourceFactory.consumerProperties(config("--source.max-poll-records", "500")))
+                .containsEntry("max.poll.records", "500");
     }
 
     @Test
