@@ -64,11 +64,7 @@ public final class Harness {
      * The committed output (offsets below the last stable offsets, summed) at a moment, with the
      * case's CPU seconds then and the part of them its JIT compiler threads used.
      */
-    record Sample(long nanos, long committed, double cpu, double jit) {
-        Sample(long nanos, long committed, double cpu) {
-            this(nanos, committed, cpu, 0);
-        }
-    }
+    record Sample(long nanos, long committed, double cpu, double jit) {}
 
     static final List<Case> CASES = List.of(
             new Case("producer", Kind.PRODUCE),

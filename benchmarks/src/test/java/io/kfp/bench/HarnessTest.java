@@ -21,11 +21,11 @@ class HarnessTest {
         // 30 M records committed in steps of 5 M every 5 s after a slow first step (start-up),
         // and a last commit that waits 4 s longer: the middle is the 1 M records/s in between.
         List<Sample> commits = new ArrayList<>();
-        commits.add(new Sample(8 * SECOND, 2_000_000, 5.0));
+        commits.add(new Sample(8 * SECOND, 2_000_000, 5.0, 0));
         for (int i = 1; i <= 5; i++) {
-            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i));
+            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i, 0));
         }
-        commits.add(new Sample(47 * SECOND, 30_000_000, 40.0));
+        commits.add(new Sample(47 * SECOND, 30_000_000, 40.0, 0));
 
         double[] middle = Harness.middle(commits, 30_000_000);
 
@@ -39,7 +39,7 @@ class HarnessTest {
         List<Sample> samples = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
             // 1,000 records every 50 ms, 10,000 after a slow start
-            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01));
+            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, 0));
         }
         double[] middle = Harness.middle(samples, 109_000);
 
@@ -48,8 +48,8 @@ class HarnessTest {
 
     @Test
     void aRunTooShortForItsCommitIntervalHasNoSteadyRate() {
-        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1), new Sample(6 * SECOND, 9_700_000, 6),
-                new Sample(9 * SECOND, 10_000_000, 8));
+        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1, 0), new Sample(6 * SECOND, 9_700_000, 6, 0),
+                new Sample(9 * SECOND, 10_000_000, 8, 0));
 
         assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);
         assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);

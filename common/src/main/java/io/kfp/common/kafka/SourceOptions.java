@@ -136,7 +136,7 @@ public final class SourceOptions implements OptionGroup {
                                     + " 500: each poll is a hand-over between the two threads, and at"
                                     + " 500 the exactly-once relay at parallelism 1 copied 605,320"
                                     + " records/s at 2.12 CPU s per million, at 5000 828,348 at 1.58"
-                                    + " (sink-job: 1,873,740 -> 2,155,675 lines/s; benchmarks/README.md)."
+                                    + " (sink-job at parallelism 1: 1,873,740 -> 2,155,675 lines/s; benchmarks/README.md)."
                                     + " It adds no fetching: a poll returns only records already"
                                     + " fetched, within the consumer's fetch.max.bytes.");
 
