@@ -435,7 +435,8 @@ public final class Cases {
      * below RECORDS, none twice. After the first line, at the middle's ends ({@link
      * Harness#MIDDLE_FROM} and {@link Harness#MIDDLE_TO} of RECORDS) and after RECORDS lines it
      * notes the time and this JVM's CPU time; after the last it writes them to the result file
-     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu middleJitCpu") and
+     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu" and the
+     * middle's CPU seconds of each {@link ThreadCpu.Group}, by ordinal) and
      * halts the JVM.
      */
     static final class PrintedLines extends OutputStream {
@@ -451,11 +452,11 @@ public final class Cases {
         private final long middleTo;
         private long middleFromNanos;
         private double middleFromCpu;
-        private double middleFromJit;
+        private double[] middleFromThreads;
         private long middleToNanos;
         private double middleToCpu;
-        private double middleToJit;
-        private final CompilerThreads compilers = CompilerThreads.self();
+        private double[] middleToThreads;
+        private final ThreadCpu threadCpu = ThreadCpu.self();
         private boolean finished;
 
         PrintedLines(long records, Path result) {
@@ -509,24 +510,33 @@ public final class Cases {
             if (lines == middleFrom) {
                 middleFromNanos = System.nanoTime();
                 middleFromCpu = cpuSeconds();
-                middleFromJit = compilers.cpuSeconds();
+                middleFromThreads = threadCpu.cpuSeconds();
             }
             if (lines == middleTo) {
                 middleToNanos = System.nanoTime();
                 middleToCpu = cpuSeconds();
-                middleToJit = compilers.cpuSeconds();
+                middleToThreads = threadCpu.cpuSeconds();
             }
             if (lines == records) {
                 try {
                     Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds()
                             + " " + (middleTo - middleFrom) + " " + (middleToNanos - middleFromNanos) + " " + (middleToCpu - middleFromCpu)
-                            + " " + (middleToJit - middleFromJit) + "\n");
+                            + threadsLine() + "\n");
                 } catch (IOException e) {
                     fail("cannot write " + result + ": " + e);
                 }
                 finished = true;
                 exit();
             }
+        }
+
+        /** The middle's CPU seconds of each kind of thread, each after a space. */
+        private String threadsLine() {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < middleToThreads.length; i++) {
+                line.append(' ').append(middleToThreads[i] - middleFromThreads[i]);
+            }
+            return line.toString();
         }
 
         /**

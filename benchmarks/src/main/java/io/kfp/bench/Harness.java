@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -62,9 +63,9 @@ public final class Harness {
 
     /**
      * The committed output (offsets below the last stable offsets, summed) at a moment, with the
-     * case's CPU seconds then and the part of them its JIT compiler threads used.
+     * case's CPU seconds then and the parts of them its kinds of thread used ({@link ThreadCpu}).
      */
-    record Sample(long nanos, long committed, double cpu, double jit) {}
+    record Sample(long nanos, long committed, double cpu, double[] threads) {}
 
     static final List<Case> CASES = List.of(
             new Case("producer", Kind.PRODUCE),
@@ -123,20 +124,40 @@ public final class Harness {
      *     (printing cases: between those shares of the lines printed); NaN when fewer than two commits fall there
      *     (a run too short for its commit interval) and for window-count
      * @param middleCpu client CPU seconds per million records over the same middle
-     * @param middleJitCpu the part of middleCpu the JIT compiler threads used: warm-up, not the steady state
+     * @param middleThreadCpu the parts of middleCpu each {@link ThreadCpu.Group} used, s per million records, by
+     *     ordinal; the JIT compilers' part is warm-up, not the steady state
      * @param steadyCpu client CPU seconds per million records between first output and done
      * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
      * @param firstWrite seconds from launch to the first output record written (printing cases: printed)
      * @param firstVisible seconds from launch to the first output record visible to read_committed
      * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
      */
-    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double middleJitCpu, double rate, double writtenRate, double launchRate,
+    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double[] middleThreadCpu, double rate, double writtenRate, double launchRate,
                double steadyCpu, double totalCpu,
                double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {
 
+        /** The part of the steady CPU per million records the JIT compiler threads used. */
+        double middleJitCpu() {
+            return middleThreadCpu(ThreadCpu.Group.JIT);
+        }
+
+        /** The part of the steady CPU per million records a kind of thread used. */
+        double middleThreadCpu(ThreadCpu.Group group) {
+            return middleThreadCpu[group.ordinal()];
+        }
+
         /** The steady CPU per million records without the JIT compiler threads': what the targets compare. */
         double middleCpuWithoutJit() {
-            return middleCpu - middleJitCpu;
+            return middleCpu - middleJitCpu();
+        }
+
+        /** The steady CPU per million records of the threads in no group (task threads, main, ...). */
+        double middleRestCpu() {
+            double rest = middleCpu;
+            for (double part : middleThreadCpu) {
+                rest -= part;
+            }
+            return rest;
         }
     }
 
@@ -276,7 +297,7 @@ public final class Harness {
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
         long liveRecords = c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // A fixed set of compiler threads: a dynamic one may end a thread, and its CPU with it (CompilerThreads).
+        // A fixed set of compiler threads: a dynamic one may end a thread, and its CPU with it (ThreadCpu).
         List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:-UseDynamicNumberOfCompilerThreads",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED"));
@@ -324,9 +345,9 @@ public final class Harness {
             }
             running = process;
             long pid = process.pid();
-            CompilerThreads compilers = new CompilerThreads(pid);
+            ThreadCpu threadCpu = new ThreadCpu(pid);
             double cpu = 0;
-            double jit = 0;
+            double[] threads = ThreadCpu.none();
             long rssKb = 0;
             long firstWrite = 0;
             long allWritten = 0;
@@ -341,7 +362,7 @@ public final class Harness {
                 if (stat != null) {
                     cpu = Math.max(cpu, stat[0]);
                     rssKb = Math.max(rssKb, (long) stat[1]);
-                    jit = Math.max(jit, compilers.cpuSeconds());
+                    threads = ThreadCpu.max(threads, threadCpu.cpuSeconds());
                 }
                 if (observer != null) {
                     if (observer.failure() != null) {
@@ -360,7 +381,7 @@ public final class Harness {
                     if (done == 0 && c.kind() != Kind.WINDOW) {
                         long committed = endOffsetSum(admin, output, IsolationLevel.READ_COMMITTED);
                         if (commits.isEmpty() ? committed > 0 : committed != commits.get(commits.size() - 1).committed()) {
-                            commits.add(new Sample(System.nanoTime(), committed, cpu, jit));
+                            commits.add(new Sample(System.nanoTime(), committed, cpu, threads));
                         }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
@@ -408,7 +429,7 @@ public final class Harness {
             double[] middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
-            return new Run(c.name(), c.kind(), round, middle[0], middle[1], middle[2],
+            return new Run(c.name(), c.kind(), round, middle[0], middle[1], Arrays.copyOfRange(middle, 2, middle.length),
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
@@ -471,12 +492,15 @@ public final class Harness {
         long middleLines = Long.parseLong(f[4]);
         long middleNanos = Long.parseLong(f[5]);
         double middleCpu = Double.parseDouble(f[6]);
-        double middleJit = Double.parseDouble(f[7]);
         double millions = records / 1e6;
+        double[] middleThreads = ThreadCpu.none();
+        for (int i = 0; i < middleThreads.length; i++) {
+            middleThreads[i] = Double.parseDouble(f[7 + i]) / (middleLines / 1e6);
+        }
         double firstSeconds = (first - launchMillis) / 1e3;
         double rate = records / ((done - first) / 1e3);
         return new Run(c.name(), c.kind(), round, middleLines / (middleNanos / 1e9), middleCpu / (middleLines / 1e6),
-                middleJit / (middleLines / 1e6), rate, rate, records / ((done - launchMillis) / 1e3),
+                middleThreads, rate, rate, records / ((done - launchMillis) / 1e3),
                 (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
                 firstSeconds, firstSeconds, null);
     }
@@ -509,8 +533,8 @@ public final class Harness {
     }
 
     /**
-     * The steady rate: [records/s, client CPU s per million records, of which the JIT compiler
-     * threads'] between the first sample at
+     * The steady rate: [records/s, client CPU s per million records, then the parts of it each
+     * {@link ThreadCpu.Group} used, by ordinal] between the first sample at
      * {@link #MIDDLE_FROM} of RECORDS or more and the last at {@link #MIDDLE_TO} or less, or NaNs when
      * fewer than two samples fall there. Committed output grows in steps, one per commit, so the
      * rate between two steps is exact, and the wait for the last commit after the backlog (up to
@@ -527,12 +551,18 @@ public final class Harness {
                 to = sample;
             }
         }
+        double[] middle = new double[2 + ThreadCpu.Group.values().length];
         if (from == null || to == null || to.nanos() <= from.nanos()) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN};
+            Arrays.fill(middle, Double.NaN);
+            return middle;
         }
-        double count = to.committed() - from.committed();
-        return new double[] {count / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / (count / 1e6),
-                (to.jit() - from.jit()) / (count / 1e6)};
+        double millions = (to.committed() - from.committed()) / 1e6;
+        middle[0] = millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9);
+        middle[1] = (to.cpu() - from.cpu()) / millions;
+        for (int i = 2; i < middle.length; i++) {
+            middle[i] = (to.threads()[i - 2] - from.threads()[i - 2]) / millions;
+        }
+        return middle;
     }
 
     /**
@@ -553,7 +583,7 @@ public final class Harness {
     static double[] procStat(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            double cpu = CompilerThreads.statCpuSeconds(stat);
+            double cpu = ThreadCpu.statCpuSeconds(stat);
             long hwm = 0;
             for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
                 if (line.startsWith("VmHWM:")) {

@@ -46,12 +46,20 @@ final class Report {
     }
 
     static String csv(List<Run> runs) {
-        StringBuilder csv = new StringBuilder("case,round,steady_records_per_s,steady_client_cpu_s_per_million,steady_jit_cpu_s_per_million,records_per_s,written_records_per_s,launch_to_done_records_per_s,client_cpu_s_per_million,"
+        StringBuilder csv = new StringBuilder("case,round,steady_records_per_s,steady_client_cpu_s_per_million,");
+        for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
+            csv.append("steady_").append(group.name().toLowerCase(Locale.ROOT)).append("_cpu_s_per_million,");
+        }
+        csv.append("records_per_s,written_records_per_s,launch_to_done_records_per_s,client_cpu_s_per_million,"
                 + "client_cpu_s_per_million_with_start,broker_cpu_s,peak_rss_mb,launch_to_first_write_s,launch_to_first_visible_s,"
                 + "latency_p50_ms,latency_p99_ms,latency_max_ms\n");
         for (Run r : runs) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%.3f,%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n", r.name(), r.round(),
-                    r.middleRate(), r.middleCpu(), r.middleJitCpu(), r.rate(), r.writtenRate(), r.launchRate(),
+            StringBuilder threads = new StringBuilder();
+            for (double part : r.middleThreadCpu()) {
+                threads.append(String.format(Locale.ROOT, "%.3f,", part));
+            }
+            csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%s%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n", r.name(), r.round(),
+                    r.middleRate(), r.middleCpu(), threads, r.rate(), r.writtenRate(), r.launchRate(),
                     r.steadyCpu(), r.totalCpu(), r.brokerCpu(), r.peakRssMb(), r.firstWrite(), r.firstVisible(),
                     r.latency() == null ? ",," : String.format(Locale.ROOT, "%.0f,%.0f,%.0f", r.latency()[0], r.latency()[1], r.latency()[2])));
         }
@@ -113,6 +121,7 @@ final class Report {
                     median(name, Run::firstWrite), median(name, Run::firstVisible),
                     lat == null ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", lat[0], lat[1], lat[2])));
         });
+        threads(md);
         md.append("\nTargets of issues #7 and #15 (medians of this run; rates and CPU are the steady ones):\n\n| target | figures | |\n|---|---|---|\n");
         ratio(md, "ingest >= 1.0x Kafka's console producer", "ingest-job", "console-producer", Run::middleRate, 1.0, true);
         cpu(md, "ingest CPU per record <= the console producer's", "ingest-job", "console-producer", 1.0);
@@ -151,6 +160,24 @@ final class Report {
             }
         }
         return md.toString();
+    }
+
+    /** The steady CPU per record split by kind of thread ({@link ThreadCpu}): which side of a source or a client costs what. */
+    private void threads(StringBuilder md) {
+        md.append("\nWhere the steady CPU goes, by kind of thread (CPU s per million records, medians; each thread's CPU from"
+                + " `/proc/PID/task`, told apart by name; **the rest**: the threads of no group - Flink's task threads, a loop's or"
+                + " console client's main thread, Kafka Streams' stream threads):\n\n| case | steady CPU |");
+        for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
+            md.append(' ').append(group.label).append(" |");
+        }
+        md.append(" the rest |\n|---|---|").append("---|".repeat(ThreadCpu.Group.values().length)).append("---|\n");
+        byCase.forEach((name, list) -> {
+            md.append(String.format(Locale.ROOT, "| %s | %.2f |", name, median(name, Run::middleCpu)));
+            for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
+                md.append(String.format(Locale.ROOT, " %.2f |", median(name, r -> r.middleThreadCpu(group))));
+            }
+            md.append(String.format(Locale.ROOT, " %.2f |%n", median(name, Run::middleRestCpu)));
+        });
     }
 
     /** Exactly-once vs at-least-once cost <= 5% on the steady rate (and, shown beside it, on CPU per record). */

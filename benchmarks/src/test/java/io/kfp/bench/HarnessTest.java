@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.kfp.bench.Harness.Sample;
 import io.kfp.embedded.EmbeddedKafka;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,11 +24,11 @@ class HarnessTest {
         // 30 M records committed in steps of 5 M every 5 s after a slow first step (start-up),
         // and a last commit that waits 4 s longer: the middle is the 1 M records/s in between.
         List<Sample> commits = new ArrayList<>();
-        commits.add(new Sample(8 * SECOND, 2_000_000, 5.0, 0));
+        commits.add(new Sample(8 * SECOND, 2_000_000, 5.0, jit(0)));
         for (int i = 1; i <= 5; i++) {
-            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i, 0));
+            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i, jit(0)));
         }
-        commits.add(new Sample(47 * SECOND, 30_000_000, 40.0, 0));
+        commits.add(new Sample(47 * SECOND, 30_000_000, 40.0, jit(0)));
 
         double[] middle = Harness.middle(commits, 30_000_000);
 
@@ -39,7 +42,7 @@ class HarnessTest {
         List<Sample> samples = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
             // 1,000 records every 50 ms, 10,000 after a slow start
-            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, 0));
+            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, jit(0)));
         }
         double[] middle = Harness.middle(samples, 109_000);
 
@@ -48,11 +51,12 @@ class HarnessTest {
 
     @Test
     void aRunTooShortForItsCommitIntervalHasNoSteadyRate() {
-        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1, 0), new Sample(6 * SECOND, 9_700_000, 6, 0),
-                new Sample(9 * SECOND, 10_000_000, 8, 0));
+        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1, jit(0)), new Sample(6 * SECOND, 9_700_000, 6, jit(0)),
+                new Sample(9 * SECOND, 10_000_000, 8, jit(0)));
 
-        assertThat(Harness.middle(oneCommit, 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);
-        assertThat(Harness.middle(List.of(), 10_000_000)).containsExactly(Double.NaN, Double.NaN, Double.NaN);
+        int fields = 2 + ThreadCpu.Group.values().length;
+        assertThat(Harness.middle(oneCommit, 10_000_000)).hasSize(fields).containsOnly(Double.NaN);
+        assertThat(Harness.middle(List.of(), 10_000_000)).hasSize(fields).containsOnly(Double.NaN);
     }
 
     @Test
@@ -61,7 +65,7 @@ class HarnessTest {
         // until 4 s, then nothing more (warm-up over).
         List<Sample> samples = new ArrayList<>();
         for (int i = 1; i <= 10; i++) {
-            samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, 0.5 * Math.min(i, 4)));
+            samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, jit(0.5 * Math.min(i, 4))));
         }
         double[] middle = Harness.middle(samples, 10_000_000);
 
@@ -71,19 +75,64 @@ class HarnessTest {
     }
 
     @Test
-    void compilerThreadsAreFoundByTheirNameAndTheirCpuReadFromProc() {
-        assertThat(CompilerThreads.isCompiler("C2 CompilerThre")).isTrue();
-        assertThat(CompilerThreads.isCompiler("C1 CompilerThre")).isTrue();
-        assertThat(CompilerThreads.isCompiler("GC Thread#0")).isFalse();
-        assertThat(CompilerThreads.isCompiler("main")).isFalse();
+    void threadsAreGroupedByTheNameLinuxKeepsAndTheirCpuReadFromProc() throws Exception {
+        assertThat(ThreadCpu.Group.of("C2 CompilerThre")).isEqualTo(ThreadCpu.Group.JIT);
+        assertThat(ThreadCpu.Group.of("C1 CompilerThre")).isEqualTo(ThreadCpu.Group.JIT);
+        assertThat(ThreadCpu.Group.of("GC Thread#0")).isEqualTo(ThreadCpu.Group.GC);
+        assertThat(ThreadCpu.Group.of("G1 Conc#0")).isEqualTo(ThreadCpu.Group.GC);
+        assertThat(ThreadCpu.Group.of("Source Data Fet")).isEqualTo(ThreadCpu.Group.FETCHER);
+        assertThat(ThreadCpu.Group.of("kafka-producer-")).isEqualTo(ThreadCpu.Group.CLIENT_IO);
+        assertThat(ThreadCpu.Group.of("main")).isNull();
+        assertThat(ThreadCpu.Group.of("Source: kafka (")).as("a task thread is the rest").isNull();
         // A name with spaces and a parenthesis: fields count from the last ')'; utime 250 + stime 50 ticks.
         String stat = "4242 (Source: a (1/2)) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 30 0 100 200 300";
-        assertThat(CompilerThreads.statCpuSeconds(stat)).isCloseTo(3.0, within(1e-9));
+        assertThat(ThreadCpu.statCpuSeconds(stat)).isCloseTo(3.0, within(1e-9));
 
-        // This JVM has compiled the code it ran by now, on those threads only.
-        double jit = CompilerThreads.self().cpuSeconds();
-        double process = Harness.processCpuSeconds();
-        assertThat(jit).isPositive().isLessThan(process);
+        // A thread named as Flink names a source's fetcher burns 0.3 s of CPU (as the JVM counts it): it is the fetchers' group.
+        ThreadCpu threadCpu = ThreadCpu.self();
+        double before = threadCpu.cpuSeconds()[ThreadCpu.Group.FETCHER.ordinal()];
+        ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        AtomicLong burnt = new AtomicLong();
+        Thread fetcher = new Thread(() -> {
+            while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
+                Thread.onSpinWait();
+            }
+            burnt.set(bean.getCurrentThreadCpuTime());
+        }, "Source Data Fetcher for Source: test (1/1)");
+        fetcher.start();
+        double during = 0;
+        while (fetcher.isAlive()) {
+            during = Math.max(during, threadCpu.cpuSeconds()[ThreadCpu.Group.FETCHER.ordinal()]);
+            Thread.sleep(20);
+        }
+        assertThat(before).isZero();
+        assertThat(burnt.get()).isGreaterThanOrEqualTo(300_000_000L);
+        // /proc counts in 10 ms ticks, and the last sample may come up to 20 ms before the thread ended
+        assertThat(during).isBetween(0.2, 0.35);
+
+        // This JVM has compiled the code it ran by now, on the compiler threads, a part of its CPU.
+        double jit = threadCpu.cpuSeconds()[ThreadCpu.Group.JIT.ordinal()];
+        assertThat(jit).isPositive().isLessThan(Harness.processCpuSeconds());
+    }
+
+    @Test
+    void theRestIsTheSteadyCpuNoGroupOfThreadsUsed() {
+        double[] parts = ThreadCpu.none();
+        parts[ThreadCpu.Group.JIT.ordinal()] = 0.1;
+        parts[ThreadCpu.Group.FETCHER.ordinal()] = 0.2;
+        parts[ThreadCpu.Group.CLIENT_IO.ordinal()] = 0.3;
+        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, 1, 1.0, parts, 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+
+        assertThat(run.middleJitCpu()).isEqualTo(0.1);
+        assertThat(run.middleCpuWithoutJit()).isCloseTo(0.9, within(1e-9));
+        assertThat(run.middleRestCpu()).isCloseTo(0.4, within(1e-9));
+    }
+
+    /** The group CPU of a sample whose compiler threads used {@code seconds}, the others none. */
+    private static double[] jit(double seconds) {
+        double[] threads = ThreadCpu.none();
+        threads[ThreadCpu.Group.JIT.ordinal()] = seconds;
+        return threads;
     }
 
     @Test
