@@ -91,6 +91,22 @@ class RelayRecordTest {
         assertThat(outgoing.timestamp()).isEqualTo(original.timestamp);
         assertThat(outgoing.partition()).isNull();
         assertThat(outgoing.headers().toArray()).containsExactly(headers.toArray());
+        // The relay's records reach the sink without a Flink timestamp (RelayJob.watermarks): the record's own is written.
+        assertThat(serializer.serialize(read.get(0), new FakeSinkContext(8), null).timestamp()).isEqualTo(original.timestamp);
+    }
+
+    @Test
+    void recordsSharingAMillisecondShareOneBoxedTimestampAndEachGetsItsOwnValue() {
+        RelayedFields fields = new RelayedFields();
+        Long first = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0), null);
+        Long same = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 1), null);
+        Long next = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_002L, 0), null);
+        Long back = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0), 5L);
+
+        assertThat(first).isEqualTo(1_700_000_000_001L);
+        assertThat(same).isSameAs(first);
+        assertThat(next).isEqualTo(1_700_000_000_002L);
+        assertThat(back).isEqualTo(1_700_000_000_001L).isNotSameAs(next);
     }
 
     @Test
