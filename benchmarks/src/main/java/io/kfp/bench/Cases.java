@@ -452,10 +452,10 @@ public final class Cases {
         private final long middleTo;
         private long middleFromNanos;
         private double middleFromCpu;
-        private double[] middleFromThreads;
+        private double[] middleFromThreads = ThreadCpu.none();
         private long middleToNanos;
         private double middleToCpu;
-        private double[] middleToThreads;
+        private double[] middleToThreads = ThreadCpu.none();
         private final ThreadCpu threadCpu = ThreadCpu.self();
         private boolean finished;
 

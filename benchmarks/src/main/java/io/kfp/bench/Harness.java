@@ -297,7 +297,7 @@ public final class Harness {
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
         long liveRecords = c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // A fixed set of compiler threads: a dynamic one may end a thread, and its CPU with it (ThreadCpu).
+        // A fixed set of compiler threads: a dynamic one may end a thread with CPU used since its last reading (ThreadCpu).
         List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:-UseDynamicNumberOfCompilerThreads",
                 "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED"));
@@ -362,7 +362,7 @@ public final class Harness {
                 if (stat != null) {
                     cpu = Math.max(cpu, stat[0]);
                     rssKb = Math.max(rssKb, (long) stat[1]);
-                    threads = ThreadCpu.max(threads, threadCpu.cpuSeconds());
+                    threads = threadCpu.cpuSeconds();
                 }
                 if (observer != null) {
                     if (observer.failure() != null) {

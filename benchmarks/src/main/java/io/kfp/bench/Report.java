@@ -172,6 +172,9 @@ final class Report {
         }
         md.append(" the rest |\n|---|---|").append("---|".repeat(ThreadCpu.Group.values().length)).append("---|\n");
         byCase.forEach((name, list) -> {
+            if (Double.isNaN(median(name, Run::middleCpu))) {
+                return; // no steady middle (window-count)
+            }
             md.append(String.format(Locale.ROOT, "| %s | %.2f |", name, median(name, Run::middleCpu)));
             for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
                 md.append(String.format(Locale.ROOT, " %.2f |", median(name, r -> r.middleThreadCpu(group))));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -16,10 +17,11 @@ import java.util.stream.Stream;
  * a steady state no longer pays (the CPU targets leave it out); the others say which side of a
  * Flink source or a Kafka client costs what - a Flink source's fetcher thread beside its task
  * thread, against a console client's one thread. Threads are told apart by the name Linux keeps
- * (the first 15 characters). Each thread's name is read once; a sample then reads the directory
- * listing and the stat files of the grouped threads only. A thread that has ended takes its CPU
- * out of its group's sum: the case JVMs run with {@code -XX:-UseDynamicNumberOfCompilerThreads}
- * so no compiler thread ends, and the other groups' threads live as long as the case.
+ * (the first 15 characters), which HotSpot sets when a thread starts running: until then a new
+ * thread shows its creator's name, so a thread in no group is looked at again while it is young.
+ * A sample reads the directory listing and the stat files of the grouped threads only, and keeps
+ * each thread's last reading, so a thread that ends keeps the CPU it was last seen with and the
+ * sums never go down.
  */
 final class ThreadCpu {
 
@@ -27,8 +29,8 @@ final class ThreadCpu {
     enum Group {
         /** HotSpot's "C1 CompilerThreadN" and "C2 CompilerThreadN". */
         JIT("JIT", "C1 CompilerThre", "C2 CompilerThre"),
-        /** G1's workers and concurrent threads, and the VM thread that runs its pauses. */
-        GC("GC", "GC Thread#", "G1 ", "VM Thread"),
+        /** G1's workers and concurrent threads, and the VM thread that runs its pauses (and the other safepoint operations). */
+        GC("GC, safepoints", "GC Thread#", "G1 ", "VM Thread"),
         /** Flink's "Source Data Fetcher for ..." threads: the connector's poll, or our socket reads. */
         FETCHER("source fetcher", "Source Data Fet"),
         /** Kafka's producer network threads ("kafka-producer-network-thread | ...") and consumer heartbeat threads. */
@@ -53,11 +55,27 @@ final class ThreadCpu {
         }
     }
 
+    /** How long a thread in no group is still looked at again: HotSpot names a thread within moments of its start. */
+    static final long YOUNG_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private static final Group[] GROUPS = Group.values();
 
+    /** A thread seen: its group (null: none, so far), when first seen, its CPU seconds when last read. */
+    private static final class Seen {
+        Group group;
+        final long firstNanos;
+        double cpu;
+
+        Seen(long firstNanos) {
+            this.firstNanos = firstNanos;
+        }
+    }
+
     private final Path tasks;
-    /** Thread id -> its group, or null for the rest. */
-    private final Map<String, Group> known = new HashMap<>();
+    /** Thread id -> what is known of it, ended threads included. */
+    private final Map<String, Seen> seen = new HashMap<>();
+    /** Per group: the CPU of threads whose id a new thread took over. */
+    private final double[] retired = new double[GROUPS.length];
 
     ThreadCpu(long pid) {
         this.tasks = Path.of("/proc", String.valueOf(pid), "task");
@@ -74,39 +92,53 @@ final class ThreadCpu {
     }
 
     /**
-     * CPU seconds (user + system) of each group's threads alive now, indexed by {@link
-     * Group#ordinal()}; as far as read once the process is gone.
+     * CPU seconds (user + system) of each group's threads so far, indexed by {@link
+     * Group#ordinal()}: the threads alive now as read now, the ended ones as last read. Never less
+     * than the sample before; once the process is gone, the last readings.
      */
     double[] cpuSeconds() {
-        double[] seconds = none();
+        long now = System.nanoTime();
         try (Stream<Path> threads = Files.list(tasks)) {
             for (Path thread : (Iterable<Path>) threads::iterator) {
-                String tid = thread.getFileName().toString();
-                if (!known.containsKey(tid)) {
-                    known.put(tid, Group.of(Files.readString(thread.resolve("comm")).trim()));
-                }
-                Group group = known.get(tid);
-                if (group != null) {
-                    seconds[group.ordinal()] += statCpuSeconds(Files.readString(thread.resolve("stat")));
-                }
+                read(thread, now);
             }
         } catch (NoSuchFileException gone) {
-            return seconds; // the process (or a thread of it) ended while being read
+            // the process ended: what was read so far stands
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        double[] seconds = retired.clone();
+        for (Seen thread : seen.values()) {
+            if (thread.group != null) {
+                seconds[thread.group.ordinal()] += thread.cpu;
+            }
         }
         return seconds;
     }
 
-    /** Each group's largest value of the two: CPU time only grows, and a sample may miss a thread that just ended. */
-    static double[] max(double[] a, double[] b) {
-        double[] max = none();
-        for (int i = 0; i < max.length; i++) {
-            max[i] = Math.max(a[i], b[i]);
+    private void read(Path thread, long now) {
+        String tid = thread.getFileName().toString();
+        Seen known = seen.computeIfAbsent(tid, id -> new Seen(now));
+        try {
+            if (known.group == null && now - known.firstNanos <= YOUNG_NANOS) {
+                known.group = Group.of(Files.readString(thread.resolve("comm")).trim());
+            }
+            if (known.group != null) {
+                double cpu = statCpuSeconds(Files.readString(thread.resolve("stat")));
+                if (cpu < known.cpu) {
+                    // A new thread with the id of one that ended (ids wrap at pid_max): keep the old one's
+                    // CPU, and look at the new one afresh.
+                    retired[known.group.ordinal()] += known.cpu;
+                    seen.remove(tid);
+                    read(thread, now);
+                    return;
+                }
+                known.cpu = cpu;
+            }
+        } catch (IOException ended) {
+            // The thread ended while being read ("no such file" or "no such process"): its last reading stands.
         }
-        return max;
     }
-
     /** utime + stime of a {@code /proc/.../stat} line, in seconds. */
     static double statCpuSeconds(String stat) {
         // The name, in parentheses, may hold spaces: the fields are counted after its end.

@@ -11,6 +11,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,6 +73,31 @@ class HarnessTest {
         // from 1 M (1 s) to 9 M (9 s): 16 CPU s for 8 M records, of which the JIT's 1.5 s (1 s -> 4 s)
         assertThat(middle[1]).isCloseTo(2.0, within(1e-9));
         assertThat(middle[2]).isCloseTo(1.5 / 8, within(1e-9));
+        assertThat(middle).hasSize(2 + ThreadCpu.Group.values().length);
+    }
+
+    @Test
+    void eachKindOfThreadGetsItsOwnShareOfTheMiddle() {
+        // per second: JIT 0.1, GC 0.2, fetcher 0.3, client I/O 0.4 CPU s, 1 M records
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            double[] threads = ThreadCpu.none();
+            for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
+                threads[group.ordinal()] = 0.1 * (group.ordinal() + 1) * i;
+            }
+            samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, threads));
+        }
+        double[] middle = Harness.middle(samples, 10_000_000);
+
+        for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
+            assertThat(middle[2 + group.ordinal()]).as(group.name()).isCloseTo(0.1 * (group.ordinal() + 1), within(1e-9));
+        }
+        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, middle[0], middle[1],
+                java.util.Arrays.copyOfRange(middle, 2, middle.length), 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+        assertThat(run.middleRestCpu()).isCloseTo(2.0 - 1.0, within(1e-9));
+        // every CSV row has the header's columns
+        String[] csv = Report.csv(List.of(run)).split("\n");
+        assertThat(csv[1].split(",", -1)).hasSameSizeAs(csv[0].split(",", -1));
     }
 
     @Test
@@ -93,13 +119,16 @@ class HarnessTest {
         double before = threadCpu.cpuSeconds()[ThreadCpu.Group.FETCHER.ordinal()];
         ThreadMXBean bean = ManagementFactory.getThreadMXBean();
         AtomicLong burnt = new AtomicLong();
+        CountDownLatch named = new CountDownLatch(1);
         Thread fetcher = new Thread(() -> {
+            named.countDown(); // running, so HotSpot has given the thread its name
             while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
                 Thread.onSpinWait();
             }
             burnt.set(bean.getCurrentThreadCpuTime());
         }, "Source Data Fetcher for Source: test (1/1)");
         fetcher.start();
+        named.await();
         double during = 0;
         while (fetcher.isAlive()) {
             during = Math.max(during, threadCpu.cpuSeconds()[ThreadCpu.Group.FETCHER.ordinal()]);
