@@ -9,7 +9,6 @@ import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
-import org.apache.flink.api.common.eventtime.TimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -140,17 +139,10 @@ public final class RelayJob implements Workflow {
         out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(KafkaSinkOptions.TOPIC).orElse(""));
     }
 
-    /**
-     * The byte-faithful path: no watermarks and no Flink timestamp - each record carries the one it
-     * was read with ({@link RelayRecord#timestamp}, written by {@link RelayedFields}), and a Flink
-     * timestamp would only cost a {@code Long} per record, boxed by the sink writer's context and
-     * not used (8% of the task thread's JFR samples in the exactly-once relay at parallelism 1).
-     * Window-count: event time from the record, bounded out-of-orderness, idleness.
-     */
+    /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */
     static WatermarkStrategy<RelayRecord> watermarks(ReadableConfig config, boolean windowCount) {
         if (!windowCount) {
-            return WatermarkStrategy.<RelayRecord>noWatermarks()
-                    .withTimestampAssigner((record, previous) -> TimestampAssigner.NO_TIMESTAMP);
+            return WatermarkStrategy.noWatermarks();
         }
         Duration idle = config.get(RelayOptions.IDLE_TIMEOUT);
         return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))

@@ -34,16 +34,23 @@ final class RelayedFields implements OutgoingRecord<RelayRecord> {
     }
 
     /**
-     * The last timestamp given out, boxed: consecutive records mostly share their millisecond (at
-     * a million records a second, a thousand do), so most get the same {@code Long} instead of one
-     * each. What is returned is always the record's own value (the box read is the box compared), so
-     * even threads sharing an instance could only cost each other a box.
+     * The last timestamp boxed here: consecutive records mostly share their millisecond (at a
+     * million records a second, a thousand do). What is returned is always the record's own value
+     * (the box read is the box compared), so even threads sharing an instance could only cost each
+     * other a box.
      */
     private transient Long last;
 
-    /** The timestamp read from the input: Flink carries none on the byte-faithful path ({@link RelayJob#watermarks}). */
+    /**
+     * The timestamp read from the input, boxed once per record at most: Flink's (the sink writer's
+     * context boxes it for each record) when it is the same, as it is for Kafka input; else the
+     * last one boxed here when the millisecond is the same.
+     */
     @Override
     public Long timestamp(RelayRecord record, Long flinkTimestamp) {
+        if (flinkTimestamp != null && flinkTimestamp == record.timestamp) {
+            return flinkTimestamp;
+        }
         Long boxed = last;
         if (boxed == null || boxed != record.timestamp) {
             boxed = record.timestamp;

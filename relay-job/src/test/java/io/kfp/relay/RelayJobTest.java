@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.flink.api.common.eventtime.TimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -111,17 +110,6 @@ class RelayJobTest {
                 env.getStreamGraph().getStreamNodes().stream().map(StreamNode::getTransformationUID).toList();
         assertThat(uids)
                 .contains(RelayJob.SOURCE_UID, RelayJob.WINDOW_COUNT_UID, RelayJob.SINK_UID, RelayJob.LATE_SINK_UID);
-    }
-
-    @Test
-    void theByteFaithfulPathGivesFlinkNoTimestampSoTheSinkWriterBoxesNone() {
-        RelayRecord record = new RelayRecord(null, new byte[0], 1_700_000_000_000L, 0);
-        assertThat(RelayJob.watermarks(config(), false).createTimestampAssigner(null).extractTimestamp(record, 1_700_000_000_000L))
-                .isEqualTo(TimestampAssigner.NO_TIMESTAMP);
-        // window-count runs on event time: the record's
-        assertThat(RelayJob.watermarks(config("--relay.transform", "window-count"), true).createTimestampAssigner(null)
-                        .extractTimestamp(record, 5L))
-                .isEqualTo(1_700_000_000_000L);
     }
 
     @Test

@@ -91,22 +91,27 @@ class RelayRecordTest {
         assertThat(outgoing.timestamp()).isEqualTo(original.timestamp);
         assertThat(outgoing.partition()).isNull();
         assertThat(outgoing.headers().toArray()).containsExactly(headers.toArray());
-        // The relay's records reach the sink without a Flink timestamp (RelayJob.watermarks): the record's own is written.
+        // Without a Flink timestamp (sink.write-timestamps stays on): the record's own is written.
         assertThat(serializer.serialize(read.get(0), new FakeSinkContext(8), null).timestamp()).isEqualTo(original.timestamp);
     }
 
     @Test
-    void recordsSharingAMillisecondShareOneBoxedTimestampAndEachGetsItsOwnValue() {
+    void theRecordsOwnTimestampIsWrittenBoxedOncePerRecordAtMost() {
         RelayedFields fields = new RelayedFields();
-        Long first = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0), null);
-        Long same = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 1), null);
+        RelayRecord record = new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0);
+        // Kafka input: Flink's timestamp is the record's, and its box is taken as it is.
+        Long flinks = Long.valueOf(1_700_000_000_001L);
+        assertThat(fields.timestamp(record, flinks)).isSameAs(flinks);
+        // Otherwise (none, or another) the record's: one box for the records of one millisecond.
+        Long first = fields.timestamp(record, null);
+        Long same = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 1), 5L);
         Long next = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_002L, 0), null);
-        Long back = fields.timestamp(new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0), 5L);
+        Long back = fields.timestamp(record, null);
 
         assertThat(first).isEqualTo(1_700_000_000_001L);
         assertThat(same).isSameAs(first);
         assertThat(next).isEqualTo(1_700_000_000_002L);
-        assertThat(back).isEqualTo(1_700_000_000_001L).isNotSameAs(next);
+        assertThat(back).isEqualTo(1_700_000_000_001L);
     }
 
     @Test
