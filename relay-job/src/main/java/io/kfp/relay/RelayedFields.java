@@ -34,28 +34,12 @@ final class RelayedFields implements OutgoingRecord<RelayRecord> {
     }
 
     /**
-     * The last timestamp boxed here: consecutive records mostly share their millisecond (at a
-     * million records a second, a thousand do). What is returned is always the record's own value
-     * (the box read is the box compared), so even threads sharing an instance could only cost each
-     * other a box.
-     */
-    private transient Long last;
-
-    /**
-     * The timestamp read from the input, boxed once per record at most: Flink's (the sink writer's
-     * context boxes it for each record) when it is the same, as it is for Kafka input; else the
-     * last one boxed here when the millisecond is the same.
+     * The timestamp read from the input, in the box Flink's sink writer already made for this
+     * record when it is the same value (always, for Kafka input): one {@code Long} per record, not
+     * two. Else (window-count's counts) boxed here.
      */
     @Override
     public Long timestamp(RelayRecord record, Long flinkTimestamp) {
-        if (flinkTimestamp != null && flinkTimestamp == record.timestamp) {
-            return flinkTimestamp;
-        }
-        Long boxed = last;
-        if (boxed == null || boxed != record.timestamp) {
-            boxed = record.timestamp;
-            last = boxed;
-        }
-        return boxed;
+        return flinkTimestamp != null && flinkTimestamp == record.timestamp ? flinkTimestamp : Long.valueOf(record.timestamp);
     }
 }
