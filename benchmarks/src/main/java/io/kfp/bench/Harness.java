@@ -426,10 +426,10 @@ public final class Harness {
                 throw new IllegalStateException(c.name() + " round " + round + ": complete without a first write or done time; see " + log);
             }
             double millions = records / 1e6;
-            double[] middle = middle(commits, records);
+            Middle middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
-            return new Run(c.name(), c.kind(), round, middle[0], middle[1], Arrays.copyOfRange(middle, 2, middle.length),
+            return new Run(c.name(), c.kind(), round, middle.rate(), middle.cpu(), middle.threads(),
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
@@ -533,14 +533,27 @@ public final class Harness {
     }
 
     /**
-     * The steady rate: [records/s, client CPU s per million records, then the parts of it each
-     * {@link ThreadCpu.Group} used, by ordinal] between the first sample at
+     * The steady state over the middle of a run: records/s, client CPU s per million records, and
+     * the parts of that CPU each {@link ThreadCpu.Group} used, by ordinal; all NaN when there is
+     * no middle.
+     */
+    record Middle(double rate, double cpu, double[] threads) {
+        /** No middle: a run too short for its commit interval, or window-count. */
+        static Middle none() {
+            double[] threads = ThreadCpu.none();
+            Arrays.fill(threads, Double.NaN);
+            return new Middle(Double.NaN, Double.NaN, threads);
+        }
+    }
+
+    /**
+     * The steady state ({@link Middle}) between the first sample at
      * {@link #MIDDLE_FROM} of RECORDS or more and the last at {@link #MIDDLE_TO} or less, or NaNs when
      * fewer than two samples fall there. Committed output grows in steps, one per commit, so the
      * rate between two steps is exact, and the wait for the last commit after the backlog (up to
      * one interval, which says nothing about throughput) is left out.
      */
-    static double[] middle(List<Sample> samples, long records) {
+    static Middle middle(List<Sample> samples, long records) {
         Sample from = null;
         Sample to = null;
         for (Sample sample : samples) {
@@ -551,18 +564,15 @@ public final class Harness {
                 to = sample;
             }
         }
-        double[] middle = new double[2 + ThreadCpu.Group.values().length];
         if (from == null || to == null || to.nanos() <= from.nanos()) {
-            Arrays.fill(middle, Double.NaN);
-            return middle;
+            return Middle.none();
         }
         double millions = (to.committed() - from.committed()) / 1e6;
-        middle[0] = millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9);
-        middle[1] = (to.cpu() - from.cpu()) / millions;
-        for (int i = 2; i < middle.length; i++) {
-            middle[i] = (to.threads()[i - 2] - from.threads()[i - 2]) / millions;
+        double[] threads = ThreadCpu.none();
+        for (int i = 0; i < threads.length; i++) {
+            threads[i] = (to.threads()[i] - from.threads()[i]) / millions;
         }
-        return middle;
+        return new Middle(millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / millions, threads);
     }
 
     /**

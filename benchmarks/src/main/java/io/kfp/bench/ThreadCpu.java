@@ -139,6 +139,7 @@ final class ThreadCpu {
             // The thread ended while being read ("no such file" or "no such process"): its last reading stands.
         }
     }
+
     /** utime + stime of a {@code /proc/.../stat} line, in seconds. */
     static double statCpuSeconds(String stat) {
         // The name, in parentheses, may hold spaces: the fields are counted after its end.

@@ -31,11 +31,11 @@ class HarnessTest {
         }
         commits.add(new Sample(47 * SECOND, 30_000_000, 40.0, jit(0)));
 
-        double[] middle = Harness.middle(commits, 30_000_000);
+        Harness.Middle middle = Harness.middle(commits, 30_000_000);
 
         // from the commit at 7 M (13 s) to the one at 27 M (33 s): 20 M in 20 s, 16 CPU s
-        assertThat(middle[0]).isCloseTo(1_000_000, within(1e-6));
-        assertThat(middle[1]).isCloseTo(0.8, within(1e-9));
+        assertThat(middle.rate()).isCloseTo(1_000_000, within(1e-6));
+        assertThat(middle.cpu()).isCloseTo(0.8, within(1e-9));
     }
 
     @Test
@@ -45,9 +45,9 @@ class HarnessTest {
             // 1,000 records every 50 ms, 10,000 after a slow start
             samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, jit(0)));
         }
-        double[] middle = Harness.middle(samples, 109_000);
+        Harness.Middle middle = Harness.middle(samples, 109_000);
 
-        assertThat(middle[0]).isCloseTo(20_000, within(1e-6));
+        assertThat(middle.rate()).isCloseTo(20_000, within(1e-6));
     }
 
     @Test
@@ -55,9 +55,11 @@ class HarnessTest {
         List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1, jit(0)), new Sample(6 * SECOND, 9_700_000, 6, jit(0)),
                 new Sample(9 * SECOND, 10_000_000, 8, jit(0)));
 
-        int fields = 2 + ThreadCpu.Group.values().length;
-        assertThat(Harness.middle(oneCommit, 10_000_000)).hasSize(fields).containsOnly(Double.NaN);
-        assertThat(Harness.middle(List.of(), 10_000_000)).hasSize(fields).containsOnly(Double.NaN);
+        for (Harness.Middle none : List.of(Harness.middle(oneCommit, 10_000_000), Harness.middle(List.of(), 10_000_000))) {
+            assertThat(none.rate()).isNaN();
+            assertThat(none.cpu()).isNaN();
+            assertThat(none.threads()).hasSize(ThreadCpu.Group.values().length).containsOnly(Double.NaN);
+        }
     }
 
     @Test
@@ -68,12 +70,12 @@ class HarnessTest {
         for (int i = 1; i <= 10; i++) {
             samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, jit(0.5 * Math.min(i, 4))));
         }
-        double[] middle = Harness.middle(samples, 10_000_000);
+        Harness.Middle middle = Harness.middle(samples, 10_000_000);
 
         // from 1 M (1 s) to 9 M (9 s): 16 CPU s for 8 M records, of which the JIT's 1.5 s (1 s -> 4 s)
-        assertThat(middle[1]).isCloseTo(2.0, within(1e-9));
-        assertThat(middle[2]).isCloseTo(1.5 / 8, within(1e-9));
-        assertThat(middle).hasSize(2 + ThreadCpu.Group.values().length);
+        assertThat(middle.cpu()).isCloseTo(2.0, within(1e-9));
+        assertThat(middle.threads()[ThreadCpu.Group.JIT.ordinal()]).isCloseTo(1.5 / 8, within(1e-9));
+        assertThat(middle.threads()).hasSize(ThreadCpu.Group.values().length);
     }
 
     @Test
@@ -87,13 +89,13 @@ class HarnessTest {
             }
             samples.add(new Sample(i * SECOND, i * 1_000_000L, 2.0 * i, threads));
         }
-        double[] middle = Harness.middle(samples, 10_000_000);
+        Harness.Middle middle = Harness.middle(samples, 10_000_000);
 
         for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
-            assertThat(middle[2 + group.ordinal()]).as(group.name()).isCloseTo(0.1 * (group.ordinal() + 1), within(1e-9));
+            assertThat(middle.threads()[group.ordinal()]).as(group.name()).isCloseTo(0.1 * (group.ordinal() + 1), within(1e-9));
         }
-        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, middle[0], middle[1],
-                java.util.Arrays.copyOfRange(middle, 2, middle.length), 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, middle.rate(), middle.cpu(), middle.threads(),
+                1, 1, 1, 1, 1, 1, 1, 1, 1, null);
         assertThat(run.middleRestCpu()).isCloseTo(2.0 - 1.0, within(1e-9));
         // every CSV row has the header's columns
         String[] csv = Report.csv(List.of(run)).split("\n");
