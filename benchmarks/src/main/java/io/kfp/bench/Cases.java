@@ -47,9 +47,9 @@ import org.apache.kafka.streams.kstream.Produced;
  * <p>Usage: {@code Cases CASE BOOTSTRAP INPUT LIVE OUTPUT RECORDS RESULT_FILE LIVE_RECORDS}, or
  * {@code Cases feed-lines RECORDS LIVE_RECORDS [--listen]} for a FED case's line feeder. INPUT
  * holds the pre-produced records; LIVE is an empty topic of this run into which the harness
- * produces the latency phase's records once the backlog is through. Copying cases read both and
- * run until the harness stops them; producing cases write RECORDS records to OUTPUT, then
- * LIVE_RECORDS more at {@link Harness#LIVE_RATE} per second (their latency phase), and exit; printing cases
+ * produces the latency phase's records once the backlog is through. Copying cases read both and run
+ * until the harness stops them; producing cases write RECORDS records to OUTPUT, then LIVE_RECORDS
+ * more at {@link Harness#LIVE_RATE} per second (their latency phase), and exit; printing cases
  * print INPUT to a counting, discarding stdout and exit after RECORDS lines, writing their timings
  * to RESULT_FILE (see {@link PrintedLines}).
  */
@@ -62,7 +62,10 @@ public final class Cases {
 
     public static void main(String[] args) throws Exception {
         if (args[0].equals(FEED_LINES)) {
-            feedLines(Long.parseLong(args[1]), Long.parseLong(args[2]), args.length > 3 && args[3].equals("--listen"));
+            feedLines(
+                    Long.parseLong(args[1]),
+                    Long.parseLong(args[2]),
+                    args.length > 3 && args[3].equals("--listen"));
             return;
         }
         String name = args[0];
@@ -72,7 +75,8 @@ public final class Cases {
         String output = args[4];
         long records = Long.parseLong(args[5]);
         Path result = Path.of(args[6]);
-        // Producing cases run the latency phase themselves: this many paced records after the backlog.
+        // Producing cases run the latency phase themselves: this many paced records after the
+        // backlog.
         long liveRecords = Long.parseLong(args[7]);
         switch (name) {
             case "producer" -> produce(bootstrap, output, records, liveRecords);
@@ -80,19 +84,38 @@ public final class Cases {
             case "console-producer" -> consoleProducer(bootstrap, output);
             case "copy-loop" -> copyLoop(bootstrap, List.of(input, live), output, null, 1);
             case "copy-loop-2t" -> copyLoop(bootstrap, List.of(input, live), output, null, 2);
-            case "txn-loop-5s" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 1);
-            case "txn-loop-5s-2t" -> copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 2);
-            case "streams-alo" -> streams(bootstrap, List.of(input, live), output, "at_least_once", 100);
-            case "streams-eos-100ms" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 100);
-            case "streams-eos-5s" -> streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 5_000);
-            case "relay-alo-5s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 2);
-            case "relay-eos-5s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2);
-            case "relay-alo-5s-p1" -> relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 1);
-            case "relay-eos-5s-p1" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 1);
-            case "relay-eos-5s-pooling" -> relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2,
-                    "--sink.transaction-naming", "pooling");
-            case "relay-alo-1s" -> relay(bootstrap, input + "," + live, output, "at-least-once", "1 s", 2);
-            case "relay-eos-1s" -> relay(bootstrap, input + "," + live, output, "exactly-once", "1 s", 2);
+            case "txn-loop-5s" ->
+                    copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 1);
+            case "txn-loop-5s-2t" ->
+                    copyLoop(bootstrap, List.of(input, live), output, Duration.ofSeconds(5), 2);
+            case "streams-alo" ->
+                    streams(bootstrap, List.of(input, live), output, "at_least_once", 100);
+            case "streams-eos-100ms" ->
+                    streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 100);
+            case "streams-eos-5s" ->
+                    streams(bootstrap, List.of(input, live), output, "exactly_once_v2", 5_000);
+            case "relay-alo-5s" ->
+                    relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 2);
+            case "relay-eos-5s" ->
+                    relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 2);
+            case "relay-alo-5s-p1" ->
+                    relay(bootstrap, input + "," + live, output, "at-least-once", "5 s", 1);
+            case "relay-eos-5s-p1" ->
+                    relay(bootstrap, input + "," + live, output, "exactly-once", "5 s", 1);
+            case "relay-eos-5s-pooling" ->
+                    relay(
+                            bootstrap,
+                            input + "," + live,
+                            output,
+                            "exactly-once",
+                            "5 s",
+                            2,
+                            "--sink.transaction-naming",
+                            "pooling");
+            case "relay-alo-1s" ->
+                    relay(bootstrap, input + "," + live, output, "at-least-once", "1 s", 2);
+            case "relay-eos-1s" ->
+                    relay(bootstrap, input + "," + live, output, "exactly-once", "1 s", 2);
             case "relay-window-count" -> windowCount(bootstrap, input, output);
             case "sink-job" -> sinkJob(bootstrap, input, output, records, result, 2);
             case "sink-job-p1" -> sinkJob(bootstrap, input, output, records, result, 1);
@@ -142,10 +165,16 @@ public final class Cases {
         return seq;
     }
 
-    /** RECORDS records as fast as the producer takes them, then (once all are acknowledged) LIVE paced ones. */
+    /**
+     * RECORDS records as fast as the producer takes them, then (once all are acknowledged) LIVE
+     * paced ones.
+     */
     static void produce(String bootstrap, String topic, long records, long live) {
         try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
+                new KafkaProducer<>(
+                        producerProps(bootstrap),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
             for (long i = 0; i < records; i++) {
                 producer.send(new ProducerRecord<>(topic, key(i), value(i)));
             }
@@ -154,8 +183,12 @@ public final class Cases {
         }
     }
 
-    /** COUNT records at {@link Harness#LIVE_RATE} per second, sequence numbers from FROM on, timestamped at send. */
-    static void sendPaced(KafkaProducer<byte[], byte[]> producer, String topic, long from, long count) {
+    /**
+     * COUNT records at {@link Harness#LIVE_RATE} per second, sequence numbers from FROM on,
+     * timestamped at send.
+     */
+    static void sendPaced(
+            KafkaProducer<byte[], byte[]> producer, String topic, long from, long count) {
         long start = System.nanoTime();
         for (long i = 0; i < count; i++) {
             pace(start, i);
@@ -181,20 +214,31 @@ public final class Cases {
      * committing the consumed offsets with sendOffsetsToTransaction, read_committed input, a
      * transactional id per thread. A thread that fails ends the JVM, so the harness sees it.
      */
-    static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery, int threads)
+    static void copyLoop(
+            String bootstrap, List<String> inputs, String output, Duration commitEvery, int threads)
             throws InterruptedException {
         List<Thread> loops = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             String id = "bench-" + output + (threads == 1 ? "" : "-" + t);
             int thread = t;
-            Thread loop = new Thread(() -> {
-                try {
-                    copyLoop(bootstrap, inputs, output, commitEvery, id, threads == 1 ? -1 : thread, threads);
-                } catch (RuntimeException e) {
-                    e.printStackTrace();
-                    Runtime.getRuntime().halt(1);
-                }
-            }, "copy-loop-" + t);
+            Thread loop =
+                    new Thread(
+                            () -> {
+                                try {
+                                    copyLoop(
+                                            bootstrap,
+                                            inputs,
+                                            output,
+                                            commitEvery,
+                                            id,
+                                            threads == 1 ? -1 : thread,
+                                            threads);
+                                } catch (RuntimeException e) {
+                                    e.printStackTrace();
+                                    Runtime.getRuntime().halt(1);
+                                }
+                            },
+                            "copy-loop-" + t);
             loop.start();
             loops.add(loop);
         }
@@ -203,9 +247,17 @@ public final class Cases {
         }
     }
 
-    /** @param thread this loop's index among THREADS for a static assignment, -1 to subscribe */
-    private static void copyLoop(String bootstrap, List<String> inputs, String output, Duration commitEvery, String transactionalId,
-                                 int thread, int threads) {
+    /**
+     * @param thread this loop's index among THREADS for a static assignment, -1 to subscribe
+     */
+    private static void copyLoop(
+            String bootstrap,
+            List<String> inputs,
+            String output,
+            Duration commitEvery,
+            String transactionalId,
+            int thread,
+            int threads) {
         Properties c = new Properties();
         c.setProperty("bootstrap.servers", bootstrap);
         c.setProperty("group.id", "bench-" + output);
@@ -218,14 +270,19 @@ public final class Cases {
         if (transactional) {
             p.setProperty("transactional.id", transactionalId);
         }
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(
+                                c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer =
+                        new KafkaProducer<>(
+                                p, new ByteArraySerializer(), new ByteArraySerializer())) {
             if (thread < 0) {
                 consumer.subscribe(inputs);
             } else {
                 List<TopicPartition> mine = new ArrayList<>();
                 for (String topic : inputs) {
-                    consumer.partitionsFor(topic).stream().filter(info -> info.partition() % threads == thread)
+                    consumer.partitionsFor(topic).stream()
+                            .filter(info -> info.partition() % threads == thread)
                             .forEach(info -> mine.add(new TopicPartition(topic, info.partition())));
                 }
                 consumer.assign(mine);
@@ -239,8 +296,12 @@ public final class Cases {
             while (true) {
                 ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
-                    producer.send(new ProducerRecord<>(output, null, r.timestamp(), r.key(), r.value(), r.headers()));
-                    offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                    producer.send(
+                            new ProducerRecord<>(
+                                    output, null, r.timestamp(), r.key(), r.value(), r.headers()));
+                    offsets.put(
+                            new TopicPartition(r.topic(), r.partition()),
+                            new OffsetAndMetadata(r.offset() + 1));
                 }
                 if (transactional && System.nanoTime() - lastCommit >= commitEvery.toNanos()) {
                     if (!offsets.isEmpty()) {
@@ -255,8 +316,12 @@ public final class Cases {
         }
     }
 
-    /** A Kafka Streams relay with byte[] serdes and two stream threads (our relay's parallelism), until stopped. */
-    static void streams(String bootstrap, List<String> inputs, String output, String guarantee, long commitMs)
+    /**
+     * A Kafka Streams relay with byte[] serdes and two stream threads (our relay's parallelism),
+     * until stopped.
+     */
+    static void streams(
+            String bootstrap, List<String> inputs, String output, String guarantee, long commitMs)
             throws InterruptedException {
         Properties p = new Properties();
         p.setProperty("bootstrap.servers", bootstrap);
@@ -338,7 +403,8 @@ public final class Cases {
         }
     }
 
-    private static void writeLines(long records, long live, OutputStream target) throws IOException {
+    private static void writeLines(long records, long live, OutputStream target)
+            throws IOException {
         // Buffered: the generator hands out one line per read, and a write per line would make the
         // feeder, not the case, the bottleneck.
         try (OutputStream out = new BufferedOutputStream(target, 64 * 1024)) {
@@ -353,34 +419,85 @@ public final class Cases {
         }
     }
 
-    /** The ingest job (bounded, at-least-once) reading the lines from the feeder's loopback socket ({@code bench.feeder}). */
+    /**
+     * The ingest job (bounded, at-least-once) reading the lines from the feeder's loopback socket
+     * ({@code bench.feeder}).
+     */
     static void ingest(String bootstrap, String output) throws Exception {
         String[] args = {
-            "--kafka.bootstrap-servers", bootstrap, "--sink.topic", output,
-            "--ingest.endpoints", System.getProperty("bench.feeder"), "--ingest.bounded", "true",
-            "--job.parallelism", "2", "--state.backend", "hashmap",
-            "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
+            "--kafka.bootstrap-servers",
+            bootstrap,
+            "--sink.topic",
+            output,
+            "--ingest.endpoints",
+            System.getProperty("bench.feeder"),
+            "--ingest.bounded",
+            "true",
+            "--job.parallelism",
+            "2",
+            "--state.backend",
+            "hashmap",
+            "--checkpoint.dir",
+            "benchmarks/target/checkpoints/" + output
+        };
         untilItEnds(IngestJob.SPEC, args);
     }
 
-    /** Kafka's console producer, the same lines on its stdin (piped from the feeder), the same producer settings. */
+    /**
+     * Kafka's console producer, the same lines on its stdin (piped from the feeder), the same
+     * producer settings.
+     */
     static void consoleProducer(String bootstrap, String output) throws Exception {
-        org.apache.kafka.tools.ConsoleProducer.main(new String[] {
-            "--bootstrap-server", bootstrap, "--topic", output,
-            "--producer-property", "acks=all", "--producer-property", "linger.ms=5",
-            "--producer-property", "batch.size=65536"});
+        org.apache.kafka.tools.ConsoleProducer.main(
+                new String[] {
+                    "--bootstrap-server",
+                    bootstrap,
+                    "--topic",
+                    output,
+                    "--producer-property",
+                    "acks=all",
+                    "--producer-property",
+                    "linger.ms=5",
+                    "--producer-property",
+                    "batch.size=65536"
+                });
     }
 
     /** The real relay job, byte-faithful path, until stopped. */
-    static void relay(String bootstrap, String topics, String output, String guarantee, String interval, int parallelism,
-                      String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", bootstrap, "--source.topics", topics, "--sink.topic", output,
-                "--source.group-id", "bench-" + output, "--job.instance-id", output,
-                "--source.starting-offsets", "earliest",
-                "--sink.delivery-guarantee", guarantee, "--checkpoint.interval", interval,
-                "--job.parallelism", String.valueOf(parallelism), "--state.backend", "hashmap",
-                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+    static void relay(
+            String bootstrap,
+            String topics,
+            String output,
+            String guarantee,
+            String interval,
+            int parallelism,
+            String... more)
+            throws Exception {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                bootstrap,
+                                "--source.topics",
+                                topics,
+                                "--sink.topic",
+                                output,
+                                "--source.group-id",
+                                "bench-" + output,
+                                "--job.instance-id",
+                                output,
+                                "--source.starting-offsets",
+                                "earliest",
+                                "--sink.delivery-guarantee",
+                                guarantee,
+                                "--checkpoint.interval",
+                                interval,
+                                "--job.parallelism",
+                                String.valueOf(parallelism),
+                                "--state.backend",
+                                "hashmap",
+                                "--checkpoint.dir",
+                                "benchmarks/target/checkpoints/" + output));
         args.addAll(List.of(more));
         runRelay(args);
     }
@@ -390,44 +507,94 @@ public final class Cases {
      * on RocksDB, exactly-once, 5 s checkpoints; bounded, so every window fires at the input's end.
      */
     static void windowCount(String bootstrap, String input, String output) throws Exception {
-        runRelay(List.of(
-                "--kafka.bootstrap-servers", bootstrap, "--source.topics", input, "--sink.topic", output,
-                "--source.group-id", "bench-" + output, "--job.instance-id", output,
-                "--source.starting-offsets", "earliest", "--source.bounded", "true",
-                "--relay.transform", "window-count", "--relay.window-size", "1 min",
-                "--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "5 s",
-                "--job.parallelism", "2", "--state.backend", "rocksdb",
-                "--checkpoint.dir", "benchmarks/target/checkpoints/" + output));
+        runRelay(
+                List.of(
+                        "--kafka.bootstrap-servers",
+                        bootstrap,
+                        "--source.topics",
+                        input,
+                        "--sink.topic",
+                        output,
+                        "--source.group-id",
+                        "bench-" + output,
+                        "--job.instance-id",
+                        output,
+                        "--source.starting-offsets",
+                        "earliest",
+                        "--source.bounded",
+                        "true",
+                        "--relay.transform",
+                        "window-count",
+                        "--relay.window-size",
+                        "1 min",
+                        "--sink.delivery-guarantee",
+                        "exactly-once",
+                        "--checkpoint.interval",
+                        "5 s",
+                        "--job.parallelism",
+                        "2",
+                        "--state.backend",
+                        "rocksdb",
+                        "--checkpoint.dir",
+                        "benchmarks/target/checkpoints/" + output));
     }
 
     private static void runRelay(List<String> args) throws Exception {
         untilItEnds(RelayJob.SPEC, args.toArray(String[]::new));
     }
 
-    /** The job's configuration from {@code args} alone, validated; its workflow run until it ends. */
+    /**
+     * The job's configuration from {@code args} alone, validated; its workflow run until it ends.
+     */
     private static void untilItEnds(JobSpec spec, String... args) throws Exception {
         JobEntryPoint.UNTIL_IT_ENDS.launch(spec, spec.configuration(args));
     }
 
     /** The real sink job printing the input (values only, its default) to a counting stdout. */
-    static void sinkJob(String bootstrap, String input, String output, long records, Path result, int parallelism)
+    static void sinkJob(
+            String bootstrap,
+            String input,
+            String output,
+            long records,
+            Path result,
+            int parallelism)
             throws Exception {
         System.setOut(new PrintStream(new PrintedLines(records, result), false));
         String[] args = {
-            "--kafka.bootstrap-servers", bootstrap, "--source.topics", input,
-            "--source.group-id", "bench-" + output, "--job.instance-id", output,
-            "--source.starting-offsets", "earliest",
-            "--job.parallelism", String.valueOf(parallelism), "--state.backend", "hashmap",
-            "--checkpoint.dir", "benchmarks/target/checkpoints/" + output};
+            "--kafka.bootstrap-servers",
+            bootstrap,
+            "--source.topics",
+            input,
+            "--source.group-id",
+            "bench-" + output,
+            "--job.instance-id",
+            output,
+            "--source.starting-offsets",
+            "earliest",
+            "--job.parallelism",
+            String.valueOf(parallelism),
+            "--state.backend",
+            "hashmap",
+            "--checkpoint.dir",
+            "benchmarks/target/checkpoints/" + output
+        };
         untilItEnds(SinkJob.SPEC, args);
     }
 
     /** Kafka's console consumer printing the same input (values) to the same counting stdout. */
-    static void consoleConsumer(String bootstrap, String input, long records, Path result) throws Exception {
+    static void consoleConsumer(String bootstrap, String input, long records, Path result)
+            throws Exception {
         System.setOut(new PrintStream(new PrintedLines(records, result), false));
-        org.apache.kafka.tools.consumer.ConsoleConsumer.main(new String[] {
-            "--bootstrap-server", bootstrap, "--topic", input, "--from-beginning",
-            "--isolation-level", "read_committed"});
+        org.apache.kafka.tools.consumer.ConsoleConsumer.main(
+                new String[] {
+                    "--bootstrap-server",
+                    bootstrap,
+                    "--topic",
+                    input,
+                    "--from-beginning",
+                    "--isolation-level",
+                    "read_committed"
+                });
     }
 
     /**
@@ -435,9 +602,8 @@ public final class Cases {
      * below RECORDS, none twice. After the first line, at the middle's ends ({@link
      * Harness#MIDDLE_FROM} and {@link Harness#MIDDLE_TO} of RECORDS) and after RECORDS lines it
      * notes the time and this JVM's CPU time; after the last it writes them to the result file
-     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu" and the
-     * middle's CPU seconds of each {@link ThreadCpu.Group}, by ordinal) and
-     * halts the JVM.
+     * ("firstMillis doneMillis firstCpu doneCpu middleLines middleNanos middleCpu" and the middle's
+     * CPU seconds of each {@link ThreadCpu.Group}, by ordinal) and halts the JVM.
      */
     static final class PrintedLines extends OutputStream {
         private final long records;
@@ -463,7 +629,8 @@ public final class Cases {
             this.records = records;
             this.result = result;
             this.middleFrom = Math.max(1, (long) Math.ceil(Harness.MIDDLE_FROM * records));
-            this.middleTo = Math.max(middleFrom + 1, (long) Math.floor(Harness.MIDDLE_TO * records));
+            this.middleTo =
+                    Math.max(middleFrom + 1, (long) Math.floor(Harness.MIDDLE_TO * records));
             this.seen = new BitSet(Math.toIntExact(records));
         }
 
@@ -519,9 +686,23 @@ public final class Cases {
             }
             if (lines == records) {
                 try {
-                    Files.writeString(result, firstMillis + " " + System.currentTimeMillis() + " " + firstCpu + " " + cpuSeconds()
-                            + " " + (middleTo - middleFrom) + " " + (middleToNanos - middleFromNanos) + " " + (middleToCpu - middleFromCpu)
-                            + threadsLine() + "\n");
+                    Files.writeString(
+                            result,
+                            firstMillis
+                                    + " "
+                                    + System.currentTimeMillis()
+                                    + " "
+                                    + firstCpu
+                                    + " "
+                                    + cpuSeconds()
+                                    + " "
+                                    + (middleTo - middleFrom)
+                                    + " "
+                                    + (middleToNanos - middleFromNanos)
+                                    + " "
+                                    + (middleToCpu - middleFromCpu)
+                                    + threadsLine()
+                                    + "\n");
                 } catch (IOException e) {
                     fail("cannot write " + result + ": " + e);
                 }
@@ -553,7 +734,10 @@ public final class Cases {
         }
 
         private static double cpuSeconds() {
-            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+            return ((com.sun.management.OperatingSystemMXBean)
+                                    ManagementFactory.getOperatingSystemMXBean())
+                            .getProcessCpuTime()
+                    / 1e9;
         }
 
         private static void fail(String message) {

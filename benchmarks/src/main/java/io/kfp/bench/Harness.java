@@ -16,11 +16,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -33,8 +33,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * produces itself) is through when all of it is visible to the observer. Then the latency phase:
  * {@value #LIVE_RATE} records/s for {@value #LIVE_SECONDS} s, each timed from its timestamp until
  * visible; copying cases get them in the run's own live topic from this JVM, producing cases
- * produce (or are fed) them themselves after their backlog. Then the case is stopped.
- * Printing cases (sink-job, console-consumer) check and count their own stdout and report.
+ * produce (or are fed) them themselves after their backlog. Then the case is stopped. Printing
+ * cases (sink-job, console-consumer) check and count their own stdout and report.
  *
  * <p>Usage: {@code benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N]
  * [--bootstrap H:P] [--only CASE,...]}.
@@ -67,46 +67,55 @@ public final class Harness {
      */
     record Sample(long nanos, long committed, double cpu, double[] threads) {}
 
-    static final List<Case> CASES = List.of(
-            new Case("producer", Kind.PRODUCE),
-            new Case("ingest-job", Kind.FED),
-            new Case("console-producer", Kind.FED),
-            new Case("copy-loop", Kind.COPY),
-            new Case("copy-loop-2t", Kind.COPY),
-            new Case("txn-loop-5s", Kind.COPY),
-            new Case("txn-loop-5s-2t", Kind.COPY),
-            new Case("streams-alo", Kind.COPY),
-            new Case("streams-eos-100ms", Kind.COPY),
-            new Case("streams-eos-5s", Kind.COPY),
-            new Case("relay-alo-5s", Kind.COPY),
-            new Case("relay-eos-5s", Kind.COPY),
-            new Case("relay-alo-5s-p1", Kind.COPY),
-            new Case("relay-eos-5s-p1", Kind.COPY),
-            new Case("relay-eos-5s-pooling", Kind.COPY),
-            new Case("relay-alo-1s", Kind.COPY),
-            new Case("relay-eos-1s", Kind.COPY),
-            new Case("relay-window-count", Kind.WINDOW),
-            new Case("sink-job", Kind.PRINT),
-            new Case("sink-job-p1", Kind.PRINT),
-            new Case("console-consumer", Kind.PRINT));
+    static final List<Case> CASES =
+            List.of(
+                    new Case("producer", Kind.PRODUCE),
+                    new Case("ingest-job", Kind.FED),
+                    new Case("console-producer", Kind.FED),
+                    new Case("copy-loop", Kind.COPY),
+                    new Case("copy-loop-2t", Kind.COPY),
+                    new Case("txn-loop-5s", Kind.COPY),
+                    new Case("txn-loop-5s-2t", Kind.COPY),
+                    new Case("streams-alo", Kind.COPY),
+                    new Case("streams-eos-100ms", Kind.COPY),
+                    new Case("streams-eos-5s", Kind.COPY),
+                    new Case("relay-alo-5s", Kind.COPY),
+                    new Case("relay-eos-5s", Kind.COPY),
+                    new Case("relay-alo-5s-p1", Kind.COPY),
+                    new Case("relay-eos-5s-p1", Kind.COPY),
+                    new Case("relay-eos-5s-pooling", Kind.COPY),
+                    new Case("relay-alo-1s", Kind.COPY),
+                    new Case("relay-eos-1s", Kind.COPY),
+                    new Case("relay-window-count", Kind.WINDOW),
+                    new Case("sink-job", Kind.PRINT),
+                    new Case("sink-job-p1", Kind.PRINT),
+                    new Case("console-consumer", Kind.PRINT));
 
     /**
-     * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints,
-     * at the 848,287 records/s of the last 3-round run, takes about 35 s for them, so the middle of
+     * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints, at
+     * the 848,287 records/s of the last 3-round run, takes about 35 s for them, so the middle of
      * its run (10%-90% of the records) spans five commit intervals or more, and the JVM's start and
      * warm-up (the first 1-3 s after the first output) fall before it. 10,000,000 (12 s at that
      * rate) leave a 5 s case one or two commits there.
      */
     static final long DEFAULT_RECORDS = 30_000_000;
-    /** Where the middle of a run, over which its steady rate is taken, begins and ends: shares of RECORDS. */
+
+    /**
+     * Where the middle of a run, over which its steady rate is taken, begins and ends: shares of
+     * RECORDS.
+     */
     static final double MIDDLE_FROM = 0.1;
+
     static final double MIDDLE_TO = 0.9;
     static final int LIVE_RATE = 10_000;
     static final int LIVE_SECONDS = 6;
     static final long CLK_TCK = 100;
     static final long RUN_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
     static boolean jfr;
-    /** The case JVM running now, killed if the harness is stopped (Ctrl-C) so it cannot outlive it. */
+
+    /**
+     * The case JVM running now, killed if the harness is stopped (Ctrl-C) so it cannot outlive it.
+     */
     static volatile Process running;
 
     /** The line feeder of the case running now (FED cases), killed with it. */
@@ -116,25 +125,44 @@ public final class Harness {
      * One run of one case.
      *
      * @param rate records/s from the first output record written (committed or not) to done
-     * @param writtenRate records/s from the first output record written to the last written (committed or not:
-     *     the processing rate without the wait for the last commit), NaN for window-count
+     * @param writtenRate records/s from the first output record written to the last written
+     *     (committed or not: the processing rate without the wait for the last commit), NaN for
+     *     window-count
      * @param launchRate records/s from launching the case's JVM to done
-     * @param middleRate the steady rate: records/s of committed output over the middle of the run, between the
-     *     first commit at {@value #MIDDLE_FROM} of RECORDS or more and the last at {@value #MIDDLE_TO} or less
-     *     (printing cases: between those shares of the lines printed); NaN when fewer than two commits fall there
-     *     (a run too short for its commit interval) and for window-count
+     * @param middleRate the steady rate: records/s of committed output over the middle of the run,
+     *     between the first commit at {@value #MIDDLE_FROM} of RECORDS or more and the last at
+     *     {@value #MIDDLE_TO} or less (printing cases: between those shares of the lines printed);
+     *     NaN when fewer than two commits fall there (a run too short for its commit interval) and
+     *     for window-count
      * @param middleCpu client CPU seconds per million records over the same middle
-     * @param middleThreadCpu the parts of middleCpu each {@link ThreadCpu.Group} used, s per million records, by
-     *     ordinal; the JIT compilers' part is warm-up, not the steady state
+     * @param middleThreadCpu the parts of middleCpu each {@link ThreadCpu.Group} used, s per
+     *     million records, by ordinal; the JIT compilers' part is warm-up, not the steady state
      * @param steadyCpu client CPU seconds per million records between first output and done
-     * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink start included)
-     * @param firstWrite seconds from launch to the first output record written (printing cases: printed)
+     * @param totalCpu client CPU seconds per million records from launch to done (JVM and Flink
+     *     start included)
+     * @param firstWrite seconds from launch to the first output record written (printing cases:
+     *     printed)
      * @param firstVisible seconds from launch to the first output record visible to read_committed
-     * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or null
+     * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or
+     *     null
      */
-    record Run(String name, Kind kind, int round, double middleRate, double middleCpu, double[] middleThreadCpu, double rate, double writtenRate, double launchRate,
-               double steadyCpu, double totalCpu,
-               double brokerCpu, long peakRssMb, double firstWrite, double firstVisible, double[] latency) {
+    record Run(
+            String name,
+            Kind kind,
+            int round,
+            double middleRate,
+            double middleCpu,
+            double[] middleThreadCpu,
+            double rate,
+            double writtenRate,
+            double launchRate,
+            double steadyCpu,
+            double totalCpu,
+            double brokerCpu,
+            long peakRssMb,
+            double firstWrite,
+            double firstVisible,
+            double[] latency) {
 
         /** The part of the steady CPU per million records the JIT compiler threads used. */
         double middleJitCpu() {
@@ -146,12 +174,17 @@ public final class Harness {
             return middleThreadCpu[group.ordinal()];
         }
 
-        /** The steady CPU per million records without the JIT compiler threads': what the targets compare. */
+        /**
+         * The steady CPU per million records without the JIT compiler threads': what the targets
+         * compare.
+         */
         double middleCpuWithoutJit() {
             return middleCpu - middleJitCpu();
         }
 
-        /** The steady CPU per million records of the threads in no group (task threads, main, ...). */
+        /**
+         * The steady CPU per million records of the threads in no group (task threads, main, ...).
+         */
         double middleRestCpu() {
             double rest = middleCpu;
             for (double part : middleThreadCpu) {
@@ -184,24 +217,34 @@ public final class Harness {
                     List<String> names = List.of(args[++i].split(","));
                     cases = CASES.stream().filter(c -> names.contains(c.name())).toList();
                     if (cases.size() != names.size()) {
-                        throw new IllegalArgumentException("--only " + args[i] + ": known cases are "
-                                + CASES.stream().map(Case::name).toList());
+                        throw new IllegalArgumentException(
+                                "--only "
+                                        + args[i]
+                                        + ": known cases are "
+                                        + CASES.stream().map(Case::name).toList());
                     }
                 }
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...] [--jfr]");
+                default ->
+                        throw new IllegalArgumentException(
+                                "unknown argument "
+                                        + args[i]
+                                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...] [--jfr]");
             }
         }
         // One latency phase per case (60,000 timed records) is plenty for p50/p99/max and keeps the
         // default run under 25 minutes.
         int withLatency = latencyRounds != null ? latencyRounds : 1;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (Process p : new Process[] {running, feeding}) {
-                if (p != null) {
-                    p.destroyForcibly();
-                }
-            }
-        }, "stop-case"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    for (Process p : new Process[] {running, feeding}) {
+                                        if (p != null) {
+                                            p.destroyForcibly();
+                                        }
+                                    }
+                                },
+                                "stop-case"));
         EmbeddedKafka kafka = null;
         if (bootstrap == null) {
             kafka = EmbeddedKafka.start(Path.of("benchmarks", "target", "kafka"));
@@ -216,7 +259,13 @@ public final class Harness {
         }
     }
 
-    static void run(String bootstrap, EmbeddedKafka kafka, List<Case> cases, long records, int rounds, int latencyRounds)
+    static void run(
+            String bootstrap,
+            EmbeddedKafka kafka,
+            List<Case> cases,
+            long records,
+            int rounds,
+            int latencyRounds)
             throws Exception {
         long started = System.nanoTime();
         String input = "bench-in";
@@ -228,13 +277,22 @@ public final class Harness {
             try {
                 deleteTopics(bootstrap, input);
             } catch (Exception e) {
-                System.err.println("could not delete " + input + " (it stays on the broker's disk): " + e);
+                System.err.println(
+                        "could not delete " + input + " (it stays on the broker's disk): " + e);
             }
         }
     }
 
-    private static void runAll(long started, String bootstrap, EmbeddedKafka kafka, String input, List<Case> cases,
-            long records, int rounds, int latencyRounds) throws Exception {
+    private static void runAll(
+            long started,
+            String bootstrap,
+            EmbeddedKafka kafka,
+            String input,
+            List<Case> cases,
+            long records,
+            int rounds,
+            int latencyRounds)
+            throws Exception {
         System.out.printf("producing %,d input records...%n", records);
         Cases.produce(bootstrap, input, records, 0);
 
@@ -243,23 +301,50 @@ public final class Harness {
         for (int round = 1; round <= rounds; round++) {
             for (Case c : cases) {
                 // Where the run is: a full one takes most of an hour.
-                System.out.printf(Locale.ROOT, "[%d/%d] %s round %d, %.1f min so far%n", runs.size() + 1, total, c.name(), round,
+                System.out.printf(
+                        Locale.ROOT,
+                        "[%d/%d] %s round %d, %.1f min so far%n",
+                        runs.size() + 1,
+                        total,
+                        c.name(),
+                        round,
                         (System.nanoTime() - started) / 60e9);
-                Run run = runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
+                Run run =
+                        runCase(c, round, bootstrap, kafka, input, records, round <= latencyRounds);
                 runs.add(run);
-                System.out.printf(Locale.ROOT, "  %-18s round %d: steady %,10.0f records/s at %.2f CPU s per M records (%.2f JIT);"
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-18s round %d: steady %,10.0f records/s at %.2f CPU s per M records (%.2f JIT);"
                                 + " first write -> all visible %,10.0f records/s, %.2f CPU s per M records (%.2f with start),"
                                 + " broker %.1f CPU s, peak RSS %d MB, first write %.1f s, visible %.1f s%s%n",
-                        c.name(), round, run.middleRate(), run.middleCpu(), run.middleJitCpu(), run.rate(), run.steadyCpu(), run.totalCpu(), run.brokerCpu(), run.peakRssMb(),
-                        run.firstWrite(), run.firstVisible(), run.latency() == null ? ""
-                                : String.format(Locale.ROOT, ", latency p50 %.0f ms p99 %.0f ms max %.0f ms", run.latency()[0], run.latency()[1], run.latency()[2]));
+                        c.name(),
+                        round,
+                        run.middleRate(),
+                        run.middleCpu(),
+                        run.middleJitCpu(),
+                        run.rate(),
+                        run.steadyCpu(),
+                        run.totalCpu(),
+                        run.brokerCpu(),
+                        run.peakRssMb(),
+                        run.firstWrite(),
+                        run.firstVisible(),
+                        run.latency() == null
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        ", latency p50 %.0f ms p99 %.0f ms max %.0f ms",
+                                        run.latency()[0],
+                                        run.latency()[1],
+                                        run.latency()[2]));
             }
         }
         double minutes = (System.nanoTime() - started) / 60e9;
         Report.write(runs, records, rounds, latencyRounds, minutes);
     }
 
-    static void createTopics(String bootstrap, EmbeddedKafka kafka, String... topics) throws Exception {
+    static void createTopics(String bootstrap, EmbeddedKafka kafka, String... topics)
+            throws Exception {
         if (kafka != null) {
             kafka.createTopics(4, topics);
             return;
@@ -275,17 +360,33 @@ public final class Harness {
                 admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof TopicExistsException exists) {
-                    throw new IllegalStateException("a topic of " + List.of(topics) + " already exists on " + bootstrap + " ("
-                            + exists.getMessage() + "), left by a run that"
-                            + " was killed? The harness uses bench-* topics of its own; delete them (kafka-topics.sh"
-                            + " --bootstrap-server " + bootstrap + " --delete --topic 'bench-.*') or use another broker.", e);
+                    throw new IllegalStateException(
+                            "a topic of "
+                                    + List.of(topics)
+                                    + " already exists on "
+                                    + bootstrap
+                                    + " ("
+                                    + exists.getMessage()
+                                    + "), left by a run that"
+                                    + " was killed? The harness uses bench-* topics of its own; delete them (kafka-topics.sh"
+                                    + " --bootstrap-server "
+                                    + bootstrap
+                                    + " --delete --topic 'bench-.*') or use another broker.",
+                            e);
                 }
                 throw e;
             }
         }
     }
 
-    static Run runCase(Case c, int round, String bootstrap, EmbeddedKafka kafka, String input, long records, boolean withLatency)
+    static Run runCase(
+            Case c,
+            int round,
+            String bootstrap,
+            EmbeddedKafka kafka,
+            String input,
+            long records,
+            boolean withLatency)
             throws Exception {
         String output = "bench-" + c.name() + "-" + round;
         String live = output + "-live";
@@ -295,25 +396,61 @@ public final class Harness {
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(result);
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
-        long liveRecords = c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency ? (long) LIVE_RATE * LIVE_SECONDS : 0;
+        long liveRecords =
+                c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency
+                        ? (long) LIVE_RATE * LIVE_SECONDS
+                        : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // A fixed set of compiler threads: a dynamic one may end a thread with CPU used since its last reading (ThreadCpu).
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:-UseDynamicNumberOfCompilerThreads",
-                "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED"));
+        // A fixed set of compiler threads: a dynamic one may end a thread with CPU used since its
+        // last reading (ThreadCpu).
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                java,
+                                "-Xmx1g",
+                                "-XX:-UseDynamicNumberOfCompilerThreads",
+                                "-Dlog4j2.configurationFile=classpath:kfp-log4j2.properties",
+                                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                                "--add-opens=java.base/java.util=ALL-UNNAMED"));
         if (jfr) {
             Path recordings = Files.createDirectories(Path.of("benchmarks", "target", "jfr"));
-            command.add("-XX:StartFlightRecording=settings=profile,filename=" + recordings.resolve(output + ".jfr"));
+            command.add(
+                    "-XX:StartFlightRecording=settings=profile,filename="
+                            + recordings.resolve(output + ".jfr"));
             command.add("-Dbench.jfr=true");
         }
-        List<String> feederCommand = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                Cases.class.getName(), Cases.FEED_LINES, String.valueOf(records), String.valueOf(liveRecords)));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cases.class.getName(),
-                c.name(), bootstrap, input, live, output, String.valueOf(records), result.toString(), String.valueOf(liveRecords)));
+        List<String> feederCommand =
+                new ArrayList<>(
+                        List.of(
+                                java,
+                                "-Xmx256m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                Cases.class.getName(),
+                                Cases.FEED_LINES,
+                                String.valueOf(records),
+                                String.valueOf(liveRecords)));
+        command.addAll(
+                List.of(
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Cases.class.getName(),
+                        c.name(),
+                        bootstrap,
+                        input,
+                        live,
+                        output,
+                        String.valueOf(records),
+                        result.toString(),
+                        String.valueOf(liveRecords)));
 
         Properties adminProps = new Properties();
         adminProps.setProperty("bootstrap.servers", bootstrap);
-        Observer observer = c.kind() == Kind.PRINT ? null : new Observer(bootstrap, output, records, liveRecords, c.kind() == Kind.WINDOW);
+        Observer observer =
+                c.kind() == Kind.PRINT
+                        ? null
+                        : new Observer(
+                                bootstrap, output, records, liveRecords, c.kind() == Kind.WINDOW);
         Thread liveProducer = null;
         Process process = null;
         Process feeder = null;
@@ -321,22 +458,41 @@ public final class Harness {
             if (c.name().equals("ingest-job")) {
                 // Its lines on a loopback socket, as deployed; the feeder says on which port.
                 feederCommand.add("--listen");
-                feeder = new ProcessBuilder(feederCommand).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                feeder =
+                        new ProcessBuilder(feederCommand)
+                                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                                .start();
                 feeding = feeder;
-                String port = new java.io.BufferedReader(new java.io.InputStreamReader(feeder.getInputStream())).readLine();
+                String port =
+                        new java.io.BufferedReader(
+                                        new java.io.InputStreamReader(feeder.getInputStream()))
+                                .readLine();
                 if (port == null) {
-                    throw new IllegalStateException("the line feeder for " + output + " exited without a port (" + feeder.waitFor() + ")");
+                    throw new IllegalStateException(
+                            "the line feeder for "
+                                    + output
+                                    + " exited without a port ("
+                                    + feeder.waitFor()
+                                    + ")");
                 }
                 command.add(command.indexOf("-cp"), "-Dbench.feeder=127.0.0.1:" + port.trim());
             }
             double brokerCpuBefore = processCpuSeconds();
             long launchMillis = System.currentTimeMillis();
             long launched = System.nanoTime();
-            ProcessBuilder caseJvm = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            ProcessBuilder caseJvm =
+                    new ProcessBuilder(command)
+                            .redirectErrorStream(true)
+                            .redirectOutput(log.toFile());
             if (c.kind() == Kind.FED && feeder == null) {
-                // The feeder's stdout piped into the case's stdin, as `feeder | kafka-console-producer`.
-                List<Process> pipeline = ProcessBuilder.startPipeline(List.of(
-                        new ProcessBuilder(feederCommand).redirectError(ProcessBuilder.Redirect.INHERIT), caseJvm));
+                // The feeder's stdout piped into the case's stdin, as `feeder |
+                // kafka-console-producer`.
+                List<Process> pipeline =
+                        ProcessBuilder.startPipeline(
+                                List.of(
+                                        new ProcessBuilder(feederCommand)
+                                                .redirectError(ProcessBuilder.Redirect.INHERIT),
+                                        caseJvm));
                 feeder = pipeline.get(0);
                 feeding = feeder;
                 process = pipeline.get(1);
@@ -366,7 +522,14 @@ public final class Harness {
                 }
                 if (observer != null) {
                     if (observer.failure() != null) {
-                        throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
+                        throw new IllegalStateException(
+                                c.name()
+                                        + " round "
+                                        + round
+                                        + ": "
+                                        + observer.failure()
+                                        + "; see "
+                                        + log);
                     }
                     if (allWritten == 0) {
                         long written = endOffsetSum(admin, output, IsolationLevel.READ_UNCOMMITTED);
@@ -380,14 +543,21 @@ public final class Harness {
                     }
                     if (done == 0 && c.kind() != Kind.WINDOW) {
                         long committed = endOffsetSum(admin, output, IsolationLevel.READ_COMMITTED);
-                        if (commits.isEmpty() ? committed > 0 : committed != commits.get(commits.size() - 1).committed()) {
+                        if (commits.isEmpty()
+                                ? committed > 0
+                                : committed != commits.get(commits.size() - 1).committed()) {
                             commits.add(new Sample(System.nanoTime(), committed, cpu, threads));
                         }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
                         done = observer.backlogDoneNanos();
                         cpuAtDone = cpu;
-                        brokerCpu = kafka == null ? Double.NaN : processCpuSeconds() - brokerCpuBefore - observer.cpuSeconds();
+                        brokerCpu =
+                                kafka == null
+                                        ? Double.NaN
+                                        : processCpuSeconds()
+                                                - brokerCpuBefore
+                                                - observer.cpuSeconds();
                         if (liveRecords > 0 && c.kind() == Kind.COPY) {
                             liveProducer = startLive(bootstrap, live, records, liveRecords);
                         }
@@ -395,7 +565,14 @@ public final class Harness {
                     if (observer.complete()) {
                         observer.close();
                         if (observer.failure() != null) {
-                            throw new IllegalStateException(c.name() + " round " + round + ": " + observer.failure() + "; see " + log);
+                            throw new IllegalStateException(
+                                    c.name()
+                                            + " round "
+                                            + round
+                                            + ": "
+                                            + observer.failure()
+                                            + "; see "
+                                            + log);
                         }
                         break;
                     }
@@ -404,32 +581,67 @@ public final class Harness {
                     if (observer == null) {
                         break;
                     }
-                    // A bounded case may exit right after its last commit: give the observer time to see it.
+                    // A bounded case may exit right after its last commit: give the observer time
+                    // to see it.
                     if (exited == 0) {
                         exited = System.nanoTime();
                     } else if (System.nanoTime() - exited > TimeUnit.SECONDS.toNanos(30)) {
-                        throw new IllegalStateException(c.name() + " round " + round + " exited (" + process.exitValue()
-                                + ") with " + observer.progress() + "; see " + log);
+                        throw new IllegalStateException(
+                                c.name()
+                                        + " round "
+                                        + round
+                                        + " exited ("
+                                        + process.exitValue()
+                                        + ") with "
+                                        + observer.progress()
+                                        + "; see "
+                                        + log);
                     }
                 }
                 if (System.nanoTime() - launched > RUN_TIMEOUT_NANOS) {
-                    throw new IllegalStateException(c.name() + " round " + round + " not done after 10 min: "
-                            + (observer == null ? "" : observer.progress()) + "; see " + log);
+                    throw new IllegalStateException(
+                            c.name()
+                                    + " round "
+                                    + round
+                                    + " not done after 10 min: "
+                                    + (observer == null ? "" : observer.progress())
+                                    + "; see "
+                                    + log);
                 }
                 Thread.sleep(50);
             }
             if (observer == null) {
-                return printed(c, round, process, log, result, records, launchMillis, cpu, rssKb,
+                return printed(
+                        c,
+                        round,
+                        process,
+                        log,
+                        result,
+                        records,
+                        launchMillis,
+                        cpu,
+                        rssKb,
                         kafka == null ? Double.NaN : processCpuSeconds() - brokerCpuBefore);
             }
             if (done == 0 || (firstWrite == 0 && c.kind() != Kind.WINDOW)) {
-                throw new IllegalStateException(c.name() + " round " + round + ": complete without a first write or done time; see " + log);
+                throw new IllegalStateException(
+                        c.name()
+                                + " round "
+                                + round
+                                + ": complete without a first write or done time; see "
+                                + log);
             }
             double millions = records / 1e6;
             Middle middle = middle(commits, records);
             // window-count writes only as windows close, at the input's end: count it from launch.
             boolean fromLaunch = c.kind() == Kind.WINDOW;
-            return new Run(c.name(), c.kind(), round, middle.rate(), middle.cpu(), middle.threads(),
+            return new Run(
+                    c.name(),
+                    c.kind(),
+                    round,
+                    middle.rate(),
+                    middle.cpu(),
+                    middle.threads(),
                     records / ((done - (fromLaunch ? launched : firstWrite)) / 1e9),
                     allWritten == 0 ? Double.NaN : records / ((allWritten - firstWrite) / 1e9),
                     records / ((done - launched) / 1e9),
@@ -463,7 +675,13 @@ public final class Harness {
                 try {
                     deleteTopics(bootstrap, output, live);
                 } catch (Exception e) {
-                    System.err.println("could not delete " + output + " and " + live + " (they stay on the broker's disk): " + e);
+                    System.err.println(
+                            "could not delete "
+                                    + output
+                                    + " and "
+                                    + live
+                                    + " (they stay on the broker's disk): "
+                                    + e);
                 }
             }
         }
@@ -478,11 +696,28 @@ public final class Harness {
     }
 
     /** A printing case's run, from the timings it wrote: first line, last line, its CPU at both. */
-    private static Run printed(Case c, int round, Process process, Path log, Path result, long records, long launchMillis,
-                               double cpu, long rssKb, double brokerCpu) throws Exception {
+    private static Run printed(
+            Case c,
+            int round,
+            Process process,
+            Path log,
+            Path result,
+            long records,
+            long launchMillis,
+            double cpu,
+            long rssKb,
+            double brokerCpu)
+            throws Exception {
         process.waitFor();
         if (process.exitValue() != 0 || !Files.exists(result)) {
-            throw new IllegalStateException(c.name() + " round " + round + " failed (exit " + process.exitValue() + "); see " + log);
+            throw new IllegalStateException(
+                    c.name()
+                            + " round "
+                            + round
+                            + " failed (exit "
+                            + process.exitValue()
+                            + "); see "
+                            + log);
         }
         String[] f = Files.readString(result).trim().split(" ");
         long first = Long.parseLong(f[0]);
@@ -499,10 +734,23 @@ public final class Harness {
         }
         double firstSeconds = (first - launchMillis) / 1e3;
         double rate = records / ((done - first) / 1e3);
-        return new Run(c.name(), c.kind(), round, middleLines / (middleNanos / 1e9), middleCpu / (middleLines / 1e6),
-                middleThreads, rate, rate, records / ((done - launchMillis) / 1e3),
-                (cpuAtDone - cpuAtFirst) / millions, Math.max(cpu, cpuAtDone) / millions, brokerCpu, rssKb / 1024,
-                firstSeconds, firstSeconds, null);
+        return new Run(
+                c.name(),
+                c.kind(),
+                round,
+                middleLines / (middleNanos / 1e9),
+                middleCpu / (middleLines / 1e6),
+                middleThreads,
+                rate,
+                rate,
+                records / ((done - launchMillis) / 1e3),
+                (cpuAtDone - cpuAtFirst) / millions,
+                Math.max(cpu, cpuAtDone) / millions,
+                brokerCpu,
+                rssKb / 1024,
+                firstSeconds,
+                firstSeconds,
+                null);
     }
 
     /**
@@ -520,22 +768,30 @@ public final class Harness {
         process.waitFor();
     }
 
-    /** The latency phase of a copying case: COUNT paced records into its live topic, from FROM on. */
+    /**
+     * The latency phase of a copying case: COUNT paced records into its live topic, from FROM on.
+     */
     static Thread startLive(String bootstrap, String topic, long from, long count) {
-        Thread thread = new Thread(() -> {
-            try (KafkaProducer<byte[], byte[]> producer =
-                    new KafkaProducer<>(Cases.producerProps(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
-                Cases.sendPaced(producer, topic, from, count);
-            }
-        }, "live-producer-" + topic);
+        Thread thread =
+                new Thread(
+                        () -> {
+                            try (KafkaProducer<byte[], byte[]> producer =
+                                    new KafkaProducer<>(
+                                            Cases.producerProps(bootstrap),
+                                            new ByteArraySerializer(),
+                                            new ByteArraySerializer())) {
+                                Cases.sendPaced(producer, topic, from, count);
+                            }
+                        },
+                        "live-producer-" + topic);
         thread.start();
         return thread;
     }
 
     /**
      * The steady state over the middle of a run: records/s, client CPU s per million records, and
-     * the parts of that CPU each {@link ThreadCpu.Group} used, by ordinal; all NaN when there is
-     * no middle.
+     * the parts of that CPU each {@link ThreadCpu.Group} used, by ordinal; all NaN when there is no
+     * middle.
      */
     record Middle(double rate, double cpu, double[] threads) {
         /** No middle: a run too short for its commit interval, or window-count. */
@@ -547,11 +803,11 @@ public final class Harness {
     }
 
     /**
-     * The steady state ({@link Middle}) between the first sample at
-     * {@link #MIDDLE_FROM} of RECORDS or more and the last at {@link #MIDDLE_TO} or less, or NaNs when
-     * fewer than two samples fall there. Committed output grows in steps, one per commit, so the
-     * rate between two steps is exact, and the wait for the last commit after the backlog (up to
-     * one interval, which says nothing about throughput) is left out.
+     * The steady state ({@link Middle}) between the first sample at {@link #MIDDLE_FROM} of RECORDS
+     * or more and the last at {@link #MIDDLE_TO} or less, or NaNs when fewer than two samples fall
+     * there. Committed output grows in steps, one per commit, so the rate between two steps is
+     * exact, and the wait for the last commit after the backlog (up to one interval, which says
+     * nothing about throughput) is left out.
      */
     static Middle middle(List<Sample> samples, long records) {
         Sample from = null;
@@ -572,7 +828,10 @@ public final class Harness {
         for (int i = 0; i < threads.length; i++) {
             threads[i] = (to.threads()[i] - from.threads()[i]) / millions;
         }
-        return new Middle(millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9), (to.cpu() - from.cpu()) / millions, threads);
+        return new Middle(
+                millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9),
+                (to.cpu() - from.cpu()) / millions,
+                threads);
     }
 
     /**
@@ -585,8 +844,14 @@ public final class Harness {
         for (int p = 0; p < 4; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
-        return admin.listOffsets(latest, new ListOffsetsOptions(isolation))
-                .all().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
+        return admin
+                .listOffsets(latest, new ListOffsetsOptions(isolation))
+                .all()
+                .get(10, TimeUnit.SECONDS)
+                .values()
+                .stream()
+                .mapToLong(o -> o.offset())
+                .sum();
     }
 
     /** [CPU seconds (user+system), RSS high-water mark in KiB] of a process, or null if gone. */
@@ -595,7 +860,8 @@ public final class Harness {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             double cpu = ThreadCpu.statCpuSeconds(stat);
             long hwm = 0;
-            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
+            for (String line :
+                    Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
                 if (line.startsWith("VmHWM:")) {
                     hwm = Long.parseLong(line.replaceAll("\\D", ""));
                 }
@@ -607,6 +873,9 @@ public final class Harness {
     }
 
     static double processCpuSeconds() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+        return ((com.sun.management.OperatingSystemMXBean)
+                                ManagementFactory.getOperatingSystemMXBean())
+                        .getProcessCpuTime()
+                / 1e9;
     }
 }

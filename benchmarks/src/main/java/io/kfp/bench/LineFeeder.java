@@ -10,10 +10,10 @@ import java.util.List;
 
 /**
  * The socket-source benchmark's line server, in a process of its own so that what the benchmark
- * measures - its JVM's cores and the lines it counts - is the source, not the sender.
- * Listens on a free loopback port, prints it as its first line of output, then sends each of
- * CONNECTIONS accepted connections LINES lines of {@value SocketSourceBenchmark#LINE_BYTES}
- * bytes from a thread of its own, closes them and exits.
+ * measures - its JVM's cores and the lines it counts - is the source, not the sender. Listens on a
+ * free loopback port, prints it as its first line of output, then sends each of CONNECTIONS
+ * accepted connections LINES lines of {@value SocketSourceBenchmark#LINE_BYTES} bytes from a thread
+ * of its own, closes them and exits.
  *
  * <p>Usage: {@code LineFeeder LINES CONNECTIONS}.
  */
@@ -43,7 +43,8 @@ public final class LineFeeder {
 
     private static void send(Socket socket, byte[] block, long lines) {
         long blockLines = block.length / SocketSourceBenchmark.LINE_BYTES;
-        try (socket; OutputStream out = socket.getOutputStream()) {
+        try (socket;
+                OutputStream out = socket.getOutputStream()) {
             for (long sent = 0; sent < lines; sent += blockLines) {
                 int n = (int) Math.min(blockLines, lines - sent);
                 out.write(block, 0, n * SocketSourceBenchmark.LINE_BYTES);

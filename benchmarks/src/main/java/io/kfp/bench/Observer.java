@@ -56,21 +56,24 @@ final class Observer implements AutoCloseable {
         this.expected = records + live;
         this.windowCounts = windowCounts;
         this.seen = new BitSet(Math.toIntExact(expected));
-        this.latency = Timer.builder("bench.visible.latency")
-                .description("record timestamp -> visible to a read_committed consumer")
-                .publishPercentiles(0.5, 0.99)
-                .percentilePrecision(2)
-                .distributionStatisticExpiry(Duration.ofHours(1))
-                .distributionStatisticBufferLength(1)
-                .register(new SimpleMeterRegistry());
+        this.latency =
+                Timer.builder("bench.visible.latency")
+                        .description("record timestamp -> visible to a read_committed consumer")
+                        .publishPercentiles(0.5, 0.99)
+                        .percentilePrecision(2)
+                        .distributionStatisticExpiry(Duration.ofHours(1))
+                        .distributionStatisticBufferLength(1)
+                        .register(new SimpleMeterRegistry());
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
         props.setProperty("isolation.level", "read_committed");
         props.setProperty("max.poll.records", "10000");
         KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         List<TopicPartition> partitions = new ArrayList<>();
-        consumer.partitionsFor(output).forEach(p -> partitions.add(new TopicPartition(output, p.partition())));
+        consumer.partitionsFor(output)
+                .forEach(p -> partitions.add(new TopicPartition(output, p.partition())));
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         this.thread = new Thread(() -> watch(consumer), "observer-" + output);
@@ -94,7 +97,8 @@ final class Observer implements AutoCloseable {
                         copied(r, now);
                     }
                 }
-                if (backlogDoneNanos == 0 && (windowCounts ? visible >= records : backlogSeen == records)) {
+                if (backlogDoneNanos == 0
+                        && (windowCounts ? visible >= records : backlogSeen == records)) {
                     cpuSeconds = threadCpuSeconds();
                     backlogDoneNanos = System.nanoTime();
                 }
@@ -111,11 +115,26 @@ final class Observer implements AutoCloseable {
     private void copied(ConsumerRecord<byte[], byte[]> r, long now) {
         long seq = Cases.sequence(r.value(), 0);
         if (seq < 0 || seq >= expected) {
-            failure = output + ": a record without a sequence number below " + expected + " at " + r.partition() + "/" + r.offset();
+            failure =
+                    output
+                            + ": a record without a sequence number below "
+                            + expected
+                            + " at "
+                            + r.partition()
+                            + "/"
+                            + r.offset();
             return;
         }
         if (seen.get((int) seq)) {
-            failure = output + ": sequence number " + seq + " is visible twice (" + r.partition() + "/" + r.offset() + ")";
+            failure =
+                    output
+                            + ": sequence number "
+                            + seq
+                            + " is visible twice ("
+                            + r.partition()
+                            + "/"
+                            + r.offset()
+                            + ")";
             return;
         }
         seen.set((int) seq);
@@ -127,15 +146,23 @@ final class Observer implements AutoCloseable {
         }
     }
 
-    /** window-count output: value {"window_start":..,"window_end":..,"count":N}; each key and window once. */
+    /**
+     * window-count output: value {"window_start":..,"window_end":..,"count":N}; each key and window
+     * once.
+     */
     private void countWindow(ConsumerRecord<byte[], byte[]> r) {
         String value = new String(r.value(), StandardCharsets.UTF_8);
-        String window = new String(r.key(), StandardCharsets.UTF_8) + " " + value.substring(0, value.indexOf(",\"count\""));
+        String window =
+                new String(r.key(), StandardCharsets.UTF_8)
+                        + " "
+                        + value.substring(0, value.indexOf(",\"count\""));
         if (!windows.add(window)) {
             failure = output + ": window " + window + " is visible twice";
             return;
         }
-        visible += Long.parseLong(value.substring(value.indexOf("\"count\":") + 8, value.lastIndexOf('}')));
+        visible +=
+                Long.parseLong(
+                        value.substring(value.indexOf("\"count\":") + 8, value.lastIndexOf('}')));
     }
 
     long firstVisibleNanos() {
@@ -147,7 +174,10 @@ final class Observer implements AutoCloseable {
         return backlogDoneNanos;
     }
 
-    /** Backlog and latency phase visible (known only after the batch that completed them is counted). */
+    /**
+     * Backlog and latency phase visible (known only after the batch that completed them is
+     * counted).
+     */
     boolean complete() {
         return backlogDoneNanos != 0 && visible >= expected;
     }
@@ -159,7 +189,12 @@ final class Observer implements AutoCloseable {
     /** Why the output is wrong, or null. */
     String failure() {
         if (failure == null && windowCounts && visible > expected) {
-            return output + ": window counts add up to " + visible + ", more than the " + expected + " records";
+            return output
+                    + ": window counts add up to "
+                    + visible
+                    + ", more than the "
+                    + expected
+                    + " records";
         }
         return failure;
     }

@@ -29,12 +29,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 
 /**
- * Lines per second of the ingest job's socket source, beside the legacy {@code
- * socketTextStream} (the thing it replaces: used here only as the baseline) and a plain Java
- * loop reading and splitting the same bytes (the ceiling). Each case reads LINES lines of 100
- * bytes over loopback into a sink that only counts; cases alternate, each runs ROUNDS times; the
- * clock runs from the first line counted to the last. The lines come from a {@link LineFeeder}
- * process, so "cores busy" is this JVM's: the source's, not the sender's.
+ * Lines per second of the ingest job's socket source, beside the legacy {@code socketTextStream}
+ * (the thing it replaces: used here only as the baseline) and a plain Java loop reading and
+ * splitting the same bytes (the ceiling). Each case reads LINES lines of 100 bytes over loopback
+ * into a sink that only counts; cases alternate, each runs ROUNDS times; the clock runs from the
+ * first line counted to the last. The lines come from a {@link LineFeeder} process, so "cores busy"
+ * is this JVM's: the source's, not the sender's.
  *
  * <p>Usage: {@code benchmarks/run socket-source [lines] [rounds]}.
  */
@@ -52,8 +52,13 @@ public final class SocketSourceBenchmark {
         long lines = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         Configuration config = new Configuration();
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(config).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
+        MiniCluster cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(config)
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(4)
+                                .build());
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, 1);
         Map<String, List<Double>> results = new LinkedHashMap<>();
@@ -68,28 +73,38 @@ public final class SocketSourceBenchmark {
             TestStreamEnvironment.unsetAsContext();
             cluster.close();
         }
-        System.out.printf("%n%d lines of %d bytes per endpoint, %d rounds, lines/s (median [min, max]):%n", lines, LINE_BYTES, rounds);
-        results.forEach((name, rates) -> {
-            double[] r = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf("  %-32s %,12.0f  [%,.0f, %,.0f]%n", name, r[r.length / 2], r[0], r[r.length - 1]);
-        });
+        System.out.printf(
+                "%n%d lines of %d bytes per endpoint, %d rounds, lines/s (median [min, max]):%n",
+                lines, LINE_BYTES, rounds);
+        results.forEach(
+                (name, rates) -> {
+                    double[] r = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+                    System.out.printf(
+                            "  %-32s %,12.0f  [%,.0f, %,.0f]%n",
+                            name, r[r.length / 2], r[0], r[r.length - 1]);
+                });
         double plain = median(results.get("plain Java loop (ceiling)"));
         double legacy = median(results.get("legacy socketTextStream"));
         double one = median(results.get("SocketLineSource, 1 endpoint"));
         double two = median(results.get("SocketLineSource, 2 endpoints"));
-        System.out.printf("  SocketLineSource / legacy = %.2fx (target >= 1.0x); / plain loop = %.2fx (target >= 0.7x);"
-                + " 2 endpoints / 1 endpoint = %.2fx (target >= 1.6x)%n", one / legacy, one / plain, two / one);
+        System.out.printf(
+                "  SocketLineSource / legacy = %.2fx (target >= 1.0x); / plain loop = %.2fx (target >= 0.7x);"
+                        + " 2 endpoints / 1 endpoint = %.2fx (target >= 1.6x)%n",
+                one / legacy, one / plain, two / one);
     }
 
-    private static void record(Map<String, List<Double>> results, String name, double linesPerSecond) {
+    private static void record(
+            Map<String, List<Double>> results, String name, double linesPerSecond) {
         results.computeIfAbsent(name, n -> new ArrayList<>()).add(linesPerSecond);
-        System.out.printf("  %-32s %,12.0f lines/s, %.1f cores busy (this JVM; the feeder is a process of its own)%n",
+        System.out.printf(
+                "  %-32s %,12.0f lines/s, %.1f cores busy (this JVM; the feeder is a process of its own)%n",
                 name, linesPerSecond, lastCores);
     }
 
     private static double lastCores;
     private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     private static double median(List<Double> values) {
         double[] r = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
@@ -102,16 +117,23 @@ public final class SocketSourceBenchmark {
      * the source). Stopped by its PID when closed.
      */
     static final class LineServer implements AutoCloseable {
-        /** The feeder running now, killed if the benchmark is stopped (Ctrl-C) so it cannot outlive it. */
+        /**
+         * The feeder running now, killed if the benchmark is stopped (Ctrl-C) so it cannot outlive
+         * it.
+         */
         private static volatile Process running;
 
         static {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                Process p = running;
-                if (p != null) {
-                    p.destroyForcibly();
-                }
-            }, "stop-feeder"));
+            Runtime.getRuntime()
+                    .addShutdownHook(
+                            new Thread(
+                                    () -> {
+                                        Process p = running;
+                                        if (p != null) {
+                                            p.destroyForcibly();
+                                        }
+                                    },
+                                    "stop-feeder"));
         }
 
         private final Process process;
@@ -119,14 +141,29 @@ public final class SocketSourceBenchmark {
 
         LineServer(long lines, int connections) throws Exception {
             String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            process = new ProcessBuilder(javaCommand, "-Xmx256m", "-cp", System.getProperty("java.class.path"), LineFeeder.class.getName(),
-                    String.valueOf(lines), String.valueOf(connections))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process =
+                    new ProcessBuilder(
+                                    javaCommand,
+                                    "-Xmx256m",
+                                    "-cp",
+                                    System.getProperty("java.class.path"),
+                                    LineFeeder.class.getName(),
+                                    String.valueOf(lines),
+                                    String.valueOf(connections))
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start();
             running = process;
-            String first = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            String first =
+                    new BufferedReader(
+                                    new InputStreamReader(
+                                            process.getInputStream(), StandardCharsets.US_ASCII))
+                            .readLine();
             if (first == null) {
                 process.destroyForcibly();
-                throw new IllegalStateException("the line feeder (pid " + process.pid() + ") exited before naming its port");
+                throw new IllegalStateException(
+                        "the line feeder (pid "
+                                + process.pid()
+                                + ") exited before naming its port");
             }
             port = Integer.parseInt(first.trim());
         }
@@ -143,10 +180,14 @@ public final class SocketSourceBenchmark {
             }
             running = null;
             if (!finished) {
-                throw new IllegalStateException("the line feeder (pid " + process.pid() + ") had not finished 30 s after the run");
+                throw new IllegalStateException(
+                        "the line feeder (pid "
+                                + process.pid()
+                                + ") had not finished 30 s after the run");
             }
             if (process.exitValue() != 0) {
-                throw new IllegalStateException("the line feeder exited with " + process.exitValue());
+                throw new IllegalStateException(
+                        "the line feeder exited with " + process.exitValue());
             }
         }
     }
@@ -178,7 +219,8 @@ public final class SocketSourceBenchmark {
         }
     }
 
-    private static double run(LineServer server, long totalLines, StreamExecutionEnvironment env) throws Exception {
+    private static double run(LineServer server, long totalLines, StreamExecutionEnvironment env)
+            throws Exception {
         COUNTED.set(0);
         firstLineNanos = 0;
         lastLineNanos = 0;
@@ -186,9 +228,11 @@ public final class SocketSourceBenchmark {
         long cpuBefore = OS.getProcessCpuTime();
         long wallBefore = System.nanoTime();
         env.execute("bench");
-        lastCores = (OS.getProcessCpuTime() - cpuBefore) / (double) (System.nanoTime() - wallBefore);
+        lastCores =
+                (OS.getProcessCpuTime() - cpuBefore) / (double) (System.nanoTime() - wallBefore);
         if (COUNTED.get() != totalLines) {
-            throw new IllegalStateException("expected " + totalLines + " lines, counted " + COUNTED.get());
+            throw new IllegalStateException(
+                    "expected " + totalLines + " lines, counted " + COUNTED.get());
         }
         return (totalLines - 1) / ((lastLineNanos - firstLineNanos) / 1e9);
     }
@@ -200,11 +244,26 @@ public final class SocketSourceBenchmark {
                 // The same server accepts every connection; distinct names make distinct splits.
                 list.add(new Endpoint(i == 0 ? "127.0.0.1" : "localhost", server.port()));
             }
-            SocketSourceSettings settings = new SocketSourceSettings(list, new byte[] {'\n'}, "UTF-8",
-                    SocketSourceSettings.MalformedPolicy.KEEP, 1024 * 1024, SocketSourceSettings.OversizedPolicy.SKIP,
-                    false, Duration.ofSeconds(5), 0, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO, true);
+            SocketSourceSettings settings =
+                    new SocketSourceSettings(
+                            list,
+                            new byte[] {'\n'},
+                            "UTF-8",
+                            SocketSourceSettings.MalformedPolicy.KEEP,
+                            1024 * 1024,
+                            SocketSourceSettings.OversizedPolicy.SKIP,
+                            false,
+                            Duration.ofSeconds(5),
+                            0,
+                            Duration.ofMillis(100),
+                            Duration.ofSeconds(1),
+                            Duration.ZERO,
+                            true);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.fromSource(new SocketLineSource(settings), WatermarkStrategy.noWatermarks(), "socket")
+            env.fromSource(
+                            new SocketLineSource(settings),
+                            WatermarkStrategy.noWatermarks(),
+                            "socket")
                     .setParallelism(endpoints)
                     .sinkTo(new CountingSink<>())
                     .setParallelism(endpoints);

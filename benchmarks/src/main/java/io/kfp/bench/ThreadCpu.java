@@ -13,27 +13,38 @@ import java.util.stream.Stream;
 
 /**
  * The CPU seconds a JVM's threads have used so far, summed by kind of thread, from {@code
- * /proc/PID/task}: where a case's CPU per record goes. The JIT compilers' share is warm-up, which
- * a steady state no longer pays (the CPU targets leave it out); the others say which side of a
- * Flink source or a Kafka client costs what - a Flink source's fetcher thread beside its task
- * thread, against a console client's one thread. Threads are told apart by the name Linux keeps
- * (the first 15 characters), which HotSpot sets when a thread starts running: until then a new
- * thread shows its creator's name, so a thread in no group is looked at again while it is young.
- * A sample reads the directory listing and the stat files of the grouped threads only, and keeps
- * each thread's last reading, so a thread that ends keeps the CPU it was last seen with and the
- * sums never go down.
+ * /proc/PID/task}: where a case's CPU per record goes. The JIT compilers' share is warm-up, which a
+ * steady state no longer pays (the CPU targets leave it out); the others say which side of a Flink
+ * source or a Kafka client costs what - a Flink source's fetcher thread beside its task thread,
+ * against a console client's one thread. Threads are told apart by the name Linux keeps (the first
+ * 15 characters), which HotSpot sets when a thread starts running: until then a new thread shows
+ * its creator's name, so a thread in no group is looked at again while it is young. A sample reads
+ * the directory listing and the stat files of the grouped threads only, and keeps each thread's
+ * last reading, so a thread that ends keeps the CPU it was last seen with and the sums never go
+ * down.
  */
 final class ThreadCpu {
 
-    /** The kinds of thread counted; what is in none of them (task threads, main, ...) is the rest of the process's CPU. */
+    /**
+     * The kinds of thread counted; what is in none of them (task threads, main, ...) is the rest of
+     * the process's CPU.
+     */
     enum Group {
         /** HotSpot's "C1 CompilerThreadN" and "C2 CompilerThreadN". */
         JIT("JIT", "C1 CompilerThre", "C2 CompilerThre"),
-        /** G1's workers and concurrent threads, and the VM thread that runs its pauses (and the other safepoint operations). */
+        /**
+         * G1's workers and concurrent threads, and the VM thread that runs its pauses (and the
+         * other safepoint operations).
+         */
         GC("GC, safepoints", "GC Thread#", "G1 ", "VM Thread"),
-        /** Flink's "Source Data Fetcher for ..." threads: the connector's poll, or our socket reads. */
+        /**
+         * Flink's "Source Data Fetcher for ..." threads: the connector's poll, or our socket reads.
+         */
         FETCHER("source fetcher", "Source Data Fet"),
-        /** Kafka's producer network threads ("kafka-producer-network-thread | ...") and consumer heartbeat threads. */
+        /**
+         * Kafka's producer network threads ("kafka-producer-network-thread | ...") and consumer
+         * heartbeat threads.
+         */
         CLIENT_IO("Kafka client I/O", "kafka-producer-", "kafka-coordinat");
 
         final String label;
@@ -55,12 +66,18 @@ final class ThreadCpu {
         }
     }
 
-    /** How long a thread in no group is still looked at again: HotSpot names a thread within moments of its start. */
+    /**
+     * How long a thread in no group is still looked at again: HotSpot names a thread within moments
+     * of its start.
+     */
     static final long YOUNG_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Group[] GROUPS = Group.values();
 
-    /** A thread seen: its group (null: none, so far), when first seen, its CPU seconds when last read. */
+    /**
+     * A thread seen: its group (null: none, so far), when first seen, its CPU seconds when last
+     * read.
+     */
     private static final class Seen {
         Group group;
         final long firstNanos;
@@ -72,8 +89,10 @@ final class ThreadCpu {
     }
 
     private final Path tasks;
+
     /** Thread id -> what is known of it, ended threads included. */
     private final Map<String, Seen> seen = new HashMap<>();
+
     /** Per group: the CPU of threads whose id a new thread took over. */
     private final double[] retired = new double[GROUPS.length];
 
@@ -126,7 +145,8 @@ final class ThreadCpu {
             if (known.group != null) {
                 double cpu = statCpuSeconds(Files.readString(thread.resolve("stat")));
                 if (cpu < known.cpu) {
-                    // A new thread with the id of one that ended (ids wrap at pid_max): keep the old one's
+                    // A new thread with the id of one that ended (ids wrap at pid_max): keep the
+                    // old one's
                     // CPU, and look at the new one afresh.
                     retired[known.group.ordinal()] += known.cpu;
                     seen.remove(tid);
@@ -136,7 +156,8 @@ final class ThreadCpu {
                 known.cpu = cpu;
             }
         } catch (IOException ended) {
-            // The thread ended while being read ("no such file" or "no such process"): its last reading stands.
+            // The thread ended while being read ("no such file" or "no such process"): its last
+            // reading stands.
         }
     }
 

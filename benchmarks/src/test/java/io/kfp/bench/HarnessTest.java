@@ -27,7 +27,9 @@ class HarnessTest {
         List<Sample> commits = new ArrayList<>();
         commits.add(new Sample(8 * SECOND, 2_000_000, 5.0, jit(0)));
         for (int i = 1; i <= 5; i++) {
-            commits.add(new Sample((8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i, jit(0)));
+            commits.add(
+                    new Sample(
+                            (8 + 5 * i) * SECOND, 2_000_000 + 5_000_000L * i, 5.0 + 4 * i, jit(0)));
         }
         commits.add(new Sample(47 * SECOND, 30_000_000, 40.0, jit(0)));
 
@@ -43,7 +45,9 @@ class HarnessTest {
         List<Sample> samples = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
             // 1,000 records every 50 ms, 10,000 after a slow start
-            samples.add(new Sample(i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, jit(0)));
+            samples.add(
+                    new Sample(
+                            i * SECOND / 20, i * 1_000L + (i > 1 ? 9_000 : 0), i * 0.01, jit(0)));
         }
         Harness.Middle middle = Harness.middle(samples, 109_000);
 
@@ -52,13 +56,21 @@ class HarnessTest {
 
     @Test
     void aRunTooShortForItsCommitIntervalHasNoSteadyRate() {
-        List<Sample> oneCommit = List.of(new Sample(SECOND, 500_000, 1, jit(0)), new Sample(6 * SECOND, 9_700_000, 6, jit(0)),
-                new Sample(9 * SECOND, 10_000_000, 8, jit(0)));
+        List<Sample> oneCommit =
+                List.of(
+                        new Sample(SECOND, 500_000, 1, jit(0)),
+                        new Sample(6 * SECOND, 9_700_000, 6, jit(0)),
+                        new Sample(9 * SECOND, 10_000_000, 8, jit(0)));
 
-        for (Harness.Middle none : List.of(Harness.middle(oneCommit, 10_000_000), Harness.middle(List.of(), 10_000_000))) {
+        for (Harness.Middle none :
+                List.of(
+                        Harness.middle(oneCommit, 10_000_000),
+                        Harness.middle(List.of(), 10_000_000))) {
             assertThat(none.rate()).isNaN();
             assertThat(none.cpu()).isNaN();
-            assertThat(none.threads()).hasSize(ThreadCpu.Group.values().length).containsOnly(Double.NaN);
+            assertThat(none.threads())
+                    .hasSize(ThreadCpu.Group.values().length)
+                    .containsOnly(Double.NaN);
         }
     }
 
@@ -72,9 +84,11 @@ class HarnessTest {
         }
         Harness.Middle middle = Harness.middle(samples, 10_000_000);
 
-        // from 1 M (1 s) to 9 M (9 s): 16 CPU s for 8 M records, of which the JIT's 1.5 s (1 s -> 4 s)
+        // from 1 M (1 s) to 9 M (9 s): 16 CPU s for 8 M records, of which the JIT's 1.5 s (1 s -> 4
+        // s)
         assertThat(middle.cpu()).isCloseTo(2.0, within(1e-9));
-        assertThat(middle.threads()[ThreadCpu.Group.JIT.ordinal()]).isCloseTo(1.5 / 8, within(1e-9));
+        assertThat(middle.threads()[ThreadCpu.Group.JIT.ordinal()])
+                .isCloseTo(1.5 / 8, within(1e-9));
         assertThat(middle.threads()).hasSize(ThreadCpu.Group.values().length);
     }
 
@@ -92,10 +106,28 @@ class HarnessTest {
         Harness.Middle middle = Harness.middle(samples, 10_000_000);
 
         for (ThreadCpu.Group group : ThreadCpu.Group.values()) {
-            assertThat(middle.threads()[group.ordinal()]).as(group.name()).isCloseTo(0.1 * (group.ordinal() + 1), within(1e-9));
+            assertThat(middle.threads()[group.ordinal()])
+                    .as(group.name())
+                    .isCloseTo(0.1 * (group.ordinal() + 1), within(1e-9));
         }
-        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, middle.rate(), middle.cpu(), middle.threads(),
-                1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+        Harness.Run run =
+                new Harness.Run(
+                        "x",
+                        Harness.Kind.COPY,
+                        1,
+                        middle.rate(),
+                        middle.cpu(),
+                        middle.threads(),
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        null);
         assertThat(run.middleRestCpu()).isCloseTo(2.0 - 1.0, within(1e-9));
         // every CSV row has the header's columns
         String[] csv = Report.csv(List.of(run)).split("\n");
@@ -112,23 +144,29 @@ class HarnessTest {
         assertThat(ThreadCpu.Group.of("kafka-producer-")).isEqualTo(ThreadCpu.Group.CLIENT_IO);
         assertThat(ThreadCpu.Group.of("main")).isNull();
         assertThat(ThreadCpu.Group.of("Source: kafka (")).as("a task thread is the rest").isNull();
-        // A name with spaces and a parenthesis: fields count from the last ')'; utime 250 + stime 50 ticks.
-        String stat = "4242 (Source: a (1/2)) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 30 0 100 200 300";
+        // A name with spaces and a parenthesis: fields count from the last ')'; utime 250 + stime
+        // 50 ticks.
+        String stat =
+                "4242 (Source: a (1/2)) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 30 0 100 200 300";
         assertThat(ThreadCpu.statCpuSeconds(stat)).isCloseTo(3.0, within(1e-9));
 
-        // A thread named as Flink names a source's fetcher burns 0.3 s of CPU (as the JVM counts it): it is the fetchers' group.
+        // A thread named as Flink names a source's fetcher burns 0.3 s of CPU (as the JVM counts
+        // it): it is the fetchers' group.
         ThreadCpu threadCpu = ThreadCpu.self();
         double before = threadCpu.cpuSeconds()[ThreadCpu.Group.FETCHER.ordinal()];
         ThreadMXBean bean = ManagementFactory.getThreadMXBean();
         AtomicLong burnt = new AtomicLong();
         CountDownLatch named = new CountDownLatch(1);
-        Thread fetcher = new Thread(() -> {
-            named.countDown(); // running, so HotSpot has given the thread its name
-            while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
-                Thread.onSpinWait();
-            }
-            burnt.set(bean.getCurrentThreadCpuTime());
-        }, "Source Data Fetcher for Source: test (1/1)");
+        Thread fetcher =
+                new Thread(
+                        () -> {
+                            named.countDown(); // running, so HotSpot has given the thread its name
+                            while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
+                                Thread.onSpinWait();
+                            }
+                            burnt.set(bean.getCurrentThreadCpuTime());
+                        },
+                        "Source Data Fetcher for Source: test (1/1)");
         fetcher.start();
         named.await();
         double during = 0;
@@ -138,7 +176,8 @@ class HarnessTest {
         }
         assertThat(before).isZero();
         assertThat(burnt.get()).isGreaterThanOrEqualTo(300_000_000L);
-        // /proc counts in 10 ms ticks, and the last sample may come up to 20 ms before the thread ended
+        // /proc counts in 10 ms ticks, and the last sample may come up to 20 ms before the thread
+        // ended
         assertThat(during).isBetween(0.2, 0.35);
 
         // This JVM has compiled the code it ran by now, on the compiler threads, a part of its CPU.
@@ -152,7 +191,9 @@ class HarnessTest {
         parts[ThreadCpu.Group.JIT.ordinal()] = 0.1;
         parts[ThreadCpu.Group.FETCHER.ordinal()] = 0.2;
         parts[ThreadCpu.Group.CLIENT_IO.ordinal()] = 0.3;
-        Harness.Run run = new Harness.Run("x", Harness.Kind.COPY, 1, 1, 1.0, parts, 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+        Harness.Run run =
+                new Harness.Run(
+                        "x", Harness.Kind.COPY, 1, 1, 1.0, parts, 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
 
         assertThat(run.middleJitCpu()).isEqualTo(0.1);
         assertThat(run.middleCpuWithoutJit()).isCloseTo(0.9, within(1e-9));
@@ -167,7 +208,8 @@ class HarnessTest {
     }
 
     @Test
-    void aBenchTopicLeftOnAnOutsideBrokerIsRefusedNamingItAndTheWayOut(@TempDir Path dir) throws Exception {
+    void aBenchTopicLeftOnAnOutsideBrokerIsRefusedNamingItAndTheWayOut(@TempDir Path dir)
+            throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
             String bootstrap = kafka.bootstrapServers();
             // --bootstrap: the harness creates its topics through the Admin API, as on any broker

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs {@code kafka-acls.sh} lines with Kafka's own AclCommand, all in one JVM (one JVM each
- * would cost a second or two per line), for {@code kfp acls JOB --grant}. AclCommand ends the
- * JVM with exit code 1 on the first line that fails, after printing why.
+ * Runs {@code kafka-acls.sh} lines with Kafka's own AclCommand, all in one JVM (one JVM each would
+ * cost a second or two per line), for {@code kfp acls JOB --grant}. AclCommand ends the JVM with
+ * exit code 1 on the first line that fails, after printing why.
  *
  * <p>Arguments: the admin client settings file ({@code --command-config}), then one argument per
  * line ({@code kafka-acls.sh --bootstrap-server ... --add ...}). It runs on Kafka's classpath.
@@ -23,12 +23,16 @@ public final class AclGrant {
         }
     }
 
-    /** AclCommand's arguments for one printed line: its words after kafka-acls.sh, and the admin's settings. */
+    /**
+     * AclCommand's arguments for one printed line: its words after kafka-acls.sh, and the admin's
+     * settings.
+     */
     static List<String> arguments(String line, String commandConfig) {
         if (!line.startsWith(KAFKA_ACLS)) {
             throw new IllegalArgumentException("not a kafka-acls.sh line: " + line);
         }
-        List<String> arguments = new ArrayList<>(List.of(line.substring(KAFKA_ACLS.length()).trim().split(" +")));
+        List<String> arguments =
+                new ArrayList<>(List.of(line.substring(KAFKA_ACLS.length()).trim().split(" +")));
         arguments.addAll(List.of("--command-config", commandConfig));
         return arguments;
     }

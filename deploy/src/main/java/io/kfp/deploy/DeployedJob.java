@@ -14,10 +14,10 @@ import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 
 /**
- * One of the jobs kfp deploys, by the name an operator types (ingest, relay, sink): its module,
- * its shaded jar, its config file {@code conf/jobs/NAME.yaml}, and the settings kfp itself reads
- * from that file (job name, topics) - read with the same loader the job's own main uses, so
- * nested YAML keys, Flink's key names and {@code KFP_*} variables mean what they mean to the job.
+ * One of the jobs kfp deploys, by the name an operator types (ingest, relay, sink): its module, its
+ * shaded jar, its config file {@code conf/jobs/NAME.yaml}, and the settings kfp itself reads from
+ * that file (job name, topics) - read with the same loader the job's own main uses, so nested YAML
+ * keys, Flink's key names and {@code KFP_*} variables mean what they mean to the job.
  */
 record DeployedJob(String name) {
 
@@ -35,30 +35,49 @@ record DeployedJob(String name) {
     }
 
     Path jar(KfpSettings settings) {
-        return settings.repo().resolve(module()).resolve("target").resolve(module() + "-" + settings.version() + "-job.jar");
+        return settings.repo()
+                .resolve(module())
+                .resolve("target")
+                .resolve(module() + "-" + settings.version() + "-job.jar");
     }
 
     Path defaultConfig(KfpSettings settings) {
         return settings.home().resolve("conf").resolve("jobs").resolve(name + ".yaml");
     }
 
-    /** The job's settings from {@code file} and the environment, as its main would load them (not yet validated). */
+    /**
+     * The job's settings from {@code file} and the environment, as its main would load them (not
+     * yet validated).
+     */
     Configuration settings(Path file, Map<String, String> environment) {
         return settings(file, environment, List.of());
     }
 
-    /** As {@link #settings(Path, Map)}, with the command line's {@code --key value} options on top. */
+    /**
+     * As {@link #settings(Path, Map)}, with the command line's {@code --key value} options on top.
+     */
     Configuration settings(Path file, Map<String, String> environment, List<String> options) {
-        List<String> args = new ArrayList<>(List.of("--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()));
+        List<String> args =
+                new ArrayList<>(List.of("--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()));
         args.addAll(options);
-        ConfigLoader.Loaded loaded = ConfigLoader.load(
-                args.toArray(String[]::new),
-                environment,
-                Map.of(JobOptions.NAME.key(), module()),
-                List.of(JobOptions.GROUP, KafkaClientOptions.GROUP, SourceOptions.GROUP, KafkaSinkOptions.GROUP));
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
+                        args.toArray(String[]::new),
+                        environment,
+                        Map.of(JobOptions.NAME.key(), module()),
+                        List.of(
+                                JobOptions.GROUP,
+                                KafkaClientOptions.GROUP,
+                                SourceOptions.GROUP,
+                                KafkaSinkOptions.GROUP));
         if (!loaded.syntaxProblems().isEmpty()) {
-            throw new KfpException("cannot read the " + name + " job's config: "
-                    + loaded.syntaxProblems().stream().map(ConfigProblem::describe).collect(Collectors.joining("; ")));
+            throw new KfpException(
+                    "cannot read the "
+                            + name
+                            + " job's config: "
+                            + loaded.syntaxProblems().stream()
+                                    .map(ConfigProblem::describe)
+                                    .collect(Collectors.joining("; ")));
         }
         // The values as written, not validated: fine for the string options kfp reads (names,
         // topics, servers); an enum option read here would need ConfigValidator's spelling rules.

@@ -21,23 +21,29 @@ import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
 
 /**
- * The standalone Flink session cluster, started the way Flink's own jobmanager.sh /
- * taskmanager.sh start it (the same memory flags, computed by the same Flink classes), from
- * {@code conf/flink/config.yaml}. On one host: one JobManager and numbered TaskManagers on
- * 127.0.0.1. In a topology: a JobManager on every jobmanager host (leader and standby, elected
- * through ZooKeeper, {@code conf/flink/ha.yaml}) and one TaskManager per taskmanager host, each
- * with a conf directory of its own that names its host's address.
+ * The standalone Flink session cluster, started the way Flink's own jobmanager.sh / taskmanager.sh
+ * start it (the same memory flags, computed by the same Flink classes), from {@code
+ * conf/flink/config.yaml}. On one host: one JobManager and numbered TaskManagers on 127.0.0.1. In a
+ * topology: a JobManager on every jobmanager host (leader and standby, elected through ZooKeeper,
+ * {@code conf/flink/ha.yaml}) and one TaskManager per taskmanager host, each with a conf directory
+ * of its own that names its host's address.
  */
 final class FlinkCluster {
 
     static final String JOBMANAGER = "jobmanager";
     static final String TASKMANAGER = "taskmanager-";
 
-    /** What Flink's scripts give every JVM of the cluster (config.yaml's env.java.opts.all default). */
-    static final List<String> JAVA_OPENS = List.of(
-            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED");
+    /**
+     * What Flink's scripts give every JVM of the cluster (config.yaml's env.java.opts.all default).
+     */
+    static final List<String> JAVA_OPENS =
+            List.of(
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                            "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                            "--add-opens=java.base/java.io=ALL-UNNAMED");
 
     private final KfpSettings settings;
     private final PrintStream out;
@@ -74,7 +80,9 @@ final class FlinkCluster {
     }
 
     int initialTaskManagers() {
-        return topology() == null ? settings.taskManagers() : topology().with(Topology.Role.TASKMANAGER).size();
+        return topology() == null
+                ? settings.taskManagers()
+                : topology().with(Topology.Role.TASKMANAGER).size();
     }
 
     /** The ZooKeeper server of the topology, if it has one. */
@@ -82,7 +90,8 @@ final class FlinkCluster {
         if (topology() == null || topology().with(Topology.Role.ZOOKEEPER).isEmpty()) {
             return null;
         }
-        return new ZooKeeperServer(settings, topology().with(Topology.Role.ZOOKEEPER).get(0), out, err);
+        return new ZooKeeperServer(
+                settings, topology().with(Topology.Role.ZOOKEEPER).get(0), out, err);
     }
 
     /**
@@ -106,22 +115,35 @@ final class FlinkCluster {
                 config += s3().fill(Files.readString(templates.resolve("s3.yaml")));
             }
             if (topology() != null) {
-                config += settings.fill(Files.readString(templates.resolve("ha.yaml")), host)
-                        .replace("@KFP_ZOOKEEPER@", zooKeeper() == null ? "" : zooKeeper().connectString())
-                        .replace("@KFP_TOPOLOGY@", topology().name());
+                config +=
+                        settings.fill(Files.readString(templates.resolve("ha.yaml")), host)
+                                .replace(
+                                        "@KFP_ZOOKEEPER@",
+                                        zooKeeper() == null ? "" : zooKeeper().connectString())
+                                .replace("@KFP_TOPOLOGY@", topology().name());
                 if (zooKeeper() == null) {
-                    config = config.replace("high-availability.type: zookeeper", "high-availability.type: none");
+                    config =
+                            config.replace(
+                                    "high-availability.type: zookeeper",
+                                    "high-availability.type: none");
                 }
                 FlinkTls tls = new FlinkTls(settings.run());
                 if (tls.enabled()) {
                     config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
                 }
             }
-            Files.writeString(conf.resolve("config.yaml"), config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
+            Files.writeString(
+                    conf.resolve("config.yaml"),
+                    config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
             // It may hold the S3 secret.
-            Files.setPosixFilePermissions(conf.resolve("config.yaml"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(
+                    conf.resolve("config.yaml"),
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
-                Files.copy(templates.resolve(file), conf.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(
+                        templates.resolve(file),
+                        conf.resolve(file),
+                        StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -131,8 +153,8 @@ final class FlinkCluster {
 
     /**
      * Storage every JobManager and TaskManager reaches: checkpoints, savepoints and the HA
-     * directory. The topology's S3 store if it has one; else the run directory (on the lab's
-     * hosts one file system, since they share this machine's disk).
+     * directory. The topology's S3 store if it has one; else the run directory (on the lab's hosts
+     * one file system, since they share this machine's disk).
      */
     String sharedStorage() {
         return s3() != null ? s3().uri() : "file://" + settings.run();
@@ -146,17 +168,23 @@ final class FlinkCluster {
         return host == null ? settings.flinkConf() : settings.hostRun(host).resolve("flink-conf");
     }
 
-    /** Starts what is not running; {@code tls}: in a topology, the first start makes the cluster talk TLS ({@link FlinkTls}). */
+    /**
+     * Starts what is not running; {@code tls}: in a topology, the first start makes the cluster
+     * talk TLS ({@link FlinkTls}).
+     */
     void start(boolean tls) {
         if (tls && topology() == null) {
-            throw new KfpException("--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
-                    + " on one host every Flink port is on 127.0.0.1.");
+            throw new KfpException(
+                    "--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
+                            + " on one host every Flink port is on 127.0.0.1.");
         }
         settings.requireDist();
         FlinkTls flinkTls = new FlinkTls(settings.run());
         if (tls && !flinkTls.enabled()) {
-            if (jobManagerHosts().stream().anyMatch(h -> processes(h).running(JOBMANAGER).isPresent())) {
-                throw new KfpException("--tls: the cluster runs without TLS; stop it first ('kfp cluster stop'), then start it with --tls.");
+            if (jobManagerHosts().stream()
+                    .anyMatch(h -> processes(h).running(JOBMANAGER).isPresent())) {
+                throw new KfpException(
+                        "--tls: the cluster runs without TLS; stop it first ('kfp cluster stop'), then start it with --tls.");
             }
             flinkTls.create(topology());
         }
@@ -174,7 +202,10 @@ final class FlinkCluster {
         for (Topology.Host host : jobManagerHosts()) {
             startJobManager(host);
         }
-        out.println("waiting for " + (jobManagerHosts().size() == 1 ? "the JobManager" : "the JobManagers") + " to answer ...");
+        out.println(
+                "waiting for "
+                        + (jobManagerHosts().size() == 1 ? "the JobManager" : "the JobManagers")
+                        + " to answer ...");
         for (Topology.Host host : jobManagerHosts()) {
             awaitJobManager(host, Duration.ofSeconds(90));
         }
@@ -183,21 +214,33 @@ final class FlinkCluster {
         }
         try (FlinkRest rest = FlinkRest.connect(client)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            Progress registering = new Progress(out, Progress.onTerminal(), "TaskManagers registered", initialTaskManagers());
+            Progress registering =
+                    new Progress(
+                            out,
+                            Progress.onTerminal(),
+                            "TaskManagers registered",
+                            initialTaskManagers());
             int registered;
             while ((registered = rest.taskManagers()) < initialTaskManagers()) {
                 registering.update(registered);
                 if (System.nanoTime() > deadline) {
                     registering.done();
-                    throw new KfpException("TaskManagers did not register within 60 s; see " + settings.run()
-                            + (topology() == null ? "/log" : "/hosts/*/log") + "/taskmanager-*.out, then 'kfp cluster stop'.");
+                    throw new KfpException(
+                            "TaskManagers did not register within 60 s; see "
+                                    + settings.run()
+                                    + (topology() == null ? "/log" : "/hosts/*/log")
+                                    + "/taskmanager-*.out, then 'kfp cluster stop'.");
                 }
                 Processes.sleep(Duration.ofMillis(500));
             }
             registering.update(registered);
             registering.done();
         }
-        out.println("Flink ready: " + initialTaskManagers() + " TaskManagers; Web UI " + settings.restUrl());
+        out.println(
+                "Flink ready: "
+                        + initialTaskManagers()
+                        + " TaskManagers; Web UI "
+                        + settings.restUrl());
     }
 
     void stop() {
@@ -224,18 +267,25 @@ final class FlinkCluster {
         for (Topology.Host host : jobManagerHosts()) {
             OptionalLong jm = processes(host).running(JOBMANAGER);
             String url = settings.restUrl(host);
-            out.println(jm.isPresent()
-                    ? "jobmanager" + on(host) + ": running (pid " + jm.getAsLong() + "), Web UI " + url
-                    : "jobmanager" + on(host) + ": stopped");
+            out.println(
+                    jm.isPresent()
+                            ? "jobmanager"
+                                    + on(host)
+                                    + ": running (pid "
+                                    + jm.getAsLong()
+                                    + "), Web UI "
+                                    + url
+                            : "jobmanager" + on(host) + ": stopped");
         }
         for (int host = 0; host < taskManagerHostsCount(); host++) {
             Topology.Host where = taskManagerHost(host + 1);
             Processes processes = processes(where);
             for (String name : processes.tracked(TASKMANAGER)) {
                 OptionalLong pid = processes.running(name);
-                out.println(pid.isPresent()
-                        ? name + on(where) + ": running (pid " + pid.getAsLong() + ")"
-                        : name + on(where) + ": dead (stale pid file)");
+                out.println(
+                        pid.isPresent()
+                                ? name + on(where) + ": running (pid " + pid.getAsLong() + ")"
+                                : name + on(where) + ": dead (stale pid file)");
             }
         }
         if (zooKeeper() != null) {
@@ -259,7 +309,8 @@ final class FlinkCluster {
     }
 
     boolean anyJobManagerAnswers() {
-        return jobManagerHosts().stream().anyMatch(h -> Processes.portOpen(KfpSettings.address(h), settings.restPort()));
+        return jobManagerHosts().stream()
+                .anyMatch(h -> Processes.portOpen(KfpSettings.address(h), settings.restPort()));
     }
 
     void startTaskManager(int n) {
@@ -270,14 +321,30 @@ final class FlinkCluster {
         try {
             spec = TaskExecutorProcessUtils.processSpecFromConfig(config);
         } catch (RuntimeException e) {
-            throw new KfpException("could not compute TaskManager memory settings from " + confDir(host) + "/config.yaml: " + e.getMessage());
+            throw new KfpException(
+                    "could not compute TaskManager memory settings from "
+                            + confDir(host)
+                            + "/config.yaml: "
+                            + e.getMessage());
         }
         String name = TASKMANAGER + n;
-        List<String> command = javaCommand(host, name, ProcessMemoryUtils.generateJvmParametersStr(spec));
+        List<String> command =
+                javaCommand(host, name, ProcessMemoryUtils.generateJvmParametersStr(spec));
         command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
-        command.addAll(List.of("--configDir", confDir(host).toString(), "-D", "taskmanager.resource-id=tm-" + n));
+        command.addAll(
+                List.of(
+                        "--configDir",
+                        confDir(host).toString(),
+                        "-D",
+                        "taskmanager.resource-id=tm-" + n));
         command.addAll(words(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
-        processes(host).start(name, log(host, name, ".out"), command, settings.hostRun(host), environment());
+        processes(host)
+                .start(
+                        name,
+                        log(host, name, ".out"),
+                        command,
+                        settings.hostRun(host),
+                        environment());
     }
 
     void stopTaskManager(int n) {
@@ -294,19 +361,39 @@ final class FlinkCluster {
         try {
             spec = JobManagerProcessUtils.processSpecFromConfig(config);
         } catch (RuntimeException e) {
-            throw new KfpException("could not compute JobManager memory settings from " + confDir(host) + "/config.yaml: " + e.getMessage());
+            throw new KfpException(
+                    "could not compute JobManager memory settings from "
+                            + confDir(host)
+                            + "/config.yaml: "
+                            + e.getMessage());
         }
-        List<String> command = javaCommand(host, JOBMANAGER, JobManagerProcessUtils.generateJvmParametersStr(spec, config));
+        List<String> command =
+                javaCommand(
+                        host,
+                        JOBMANAGER,
+                        JobManagerProcessUtils.generateJvmParametersStr(spec, config));
         command.add("org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
         command.addAll(List.of("--configDir", confDir(host).toString()));
         command.addAll(words(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
-        processes(host).start(JOBMANAGER, log(host, JOBMANAGER, ".out"), command, settings.hostRun(host), environment());
+        processes(host)
+                .start(
+                        JOBMANAGER,
+                        log(host, JOBMANAGER, ".out"),
+                        command,
+                        settings.hostRun(host),
+                        environment());
     }
 
     /** Waits until the JobManager on {@code host} (the leader or a standby) opens its REST port. */
     void awaitJobManager(Topology.Host host, Duration timeout) {
-        processes(host).awaitPort(KfpSettings.address(host), settings.restPort(), "the JobManager" + on(host), JOBMANAGER,
-                log(host, JOBMANAGER, ".out"), timeout);
+        processes(host)
+                .awaitPort(
+                        KfpSettings.address(host),
+                        settings.restPort(),
+                        "the JobManager" + on(host),
+                        JOBMANAGER,
+                        log(host, JOBMANAGER, ".out"),
+                        timeout);
     }
 
     void killJobManager(Topology.Host host) {

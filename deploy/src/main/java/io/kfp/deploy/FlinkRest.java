@@ -40,6 +40,7 @@ final class FlinkRest implements AutoCloseable {
 
     /** How long one call may take; stop-with-savepoint waits for the savepoint to complete. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
     static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
 
     private final RestClusterClient<StandaloneClusterId> client;
@@ -57,20 +58,33 @@ final class FlinkRest implements AutoCloseable {
         // a JobManager busy with a savepoint still gets five chances to answer each poll.
         config.set(RestOptions.RETRY_MAX_ATTEMPTS, 5);
         config.set(RestOptions.RETRY_DELAY, Duration.ofSeconds(1));
-        String url = (org.apache.flink.configuration.SecurityOptions.isRestSSLEnabled(config) ? "https://" : "http://")
-                + config.get(RestOptions.ADDRESS) + ":" + config.get(RestOptions.PORT);
+        String url =
+                (org.apache.flink.configuration.SecurityOptions.isRestSSLEnabled(config)
+                                ? "https://"
+                                : "http://")
+                        + config.get(RestOptions.ADDRESS)
+                        + ":"
+                        + config.get(RestOptions.PORT);
         try {
-            return new FlinkRest(new RestClusterClient<>(config, StandaloneClusterId.getInstance()), url);
+            return new FlinkRest(
+                    new RestClusterClient<>(config, StandaloneClusterId.getInstance()), url);
         } catch (Exception e) {
-            throw new KfpException("cannot create a REST client for the Flink cluster at " + url + ": " + e.getMessage(),
-                    KfpException.FAILED, e);
+            throw new KfpException(
+                    "cannot create a REST client for the Flink cluster at "
+                            + url
+                            + ": "
+                            + e.getMessage(),
+                    KfpException.FAILED,
+                    e);
         }
     }
 
     /** How many TaskManagers are registered; 0 while the JobManager does not answer yet. */
     int taskManagers() {
         try {
-            return client.getClusterOverview().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getNumTaskManagersConnected();
+            return client.getClusterOverview()
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .getNumTaskManagersConnected();
         } catch (Exception e) {
             return 0;
         }
@@ -79,7 +93,9 @@ final class FlinkRest implements AutoCloseable {
     /** Every job the cluster knows, oldest first. */
     List<JobStatusMessage> jobs() {
         Collection<JobStatusMessage> jobs = call(client.listJobs(), CALL_TIMEOUT, "list the jobs");
-        return jobs.stream().sorted(Comparator.comparingLong(JobStatusMessage::getStartTime)).toList();
+        return jobs.stream()
+                .sorted(Comparator.comparingLong(JobStatusMessage::getStartTime))
+                .toList();
     }
 
     /** The one job of that name that has not ended. */
@@ -90,11 +106,19 @@ final class FlinkRest implements AutoCloseable {
     static JobID runningJob(List<JobStatusMessage> jobs, String name) {
         List<JobID> ids = notEnded(jobs, name).stream().map(JobStatusMessage::getJobId).toList();
         if (ids.isEmpty()) {
-            throw new KfpException("no running job named " + name + " (kfp status lists the jobs).", KfpException.FAILED);
+            throw new KfpException(
+                    "no running job named " + name + " (kfp status lists the jobs).",
+                    KfpException.FAILED);
         }
         if (ids.size() > 1) {
-            throw new KfpException(ids.size() + " running jobs are named " + name + ": " + ids
-                    + ". Cancel the extra ones by id (flink cancel ID), or give each its own job.name.", KfpException.FAILED);
+            throw new KfpException(
+                    ids.size()
+                            + " running jobs are named "
+                            + name
+                            + ": "
+                            + ids
+                            + ". Cancel the extra ones by id (flink cancel ID), or give each its own job.name.",
+                    KfpException.FAILED);
         }
         return ids.get(0);
     }
@@ -107,35 +131,62 @@ final class FlinkRest implements AutoCloseable {
         List<JobStatusMessage> running = notEnded(jobs, name);
         if (!running.isEmpty()) {
             JobStatusMessage first = running.get(0);
-            throw new KfpException(name + " is already running on the cluster (job " + first.getJobId() + ", "
-                    + first.getJobState() + "). A second copy would read every record again, write it twice and fence"
-                    + " the first one's transactions. Stop it first (kfp stop " + job + ", then kfp resume " + job
-                    + " --from the savepoint), or give this one its own --job.name.");
+            throw new KfpException(
+                    name
+                            + " is already running on the cluster (job "
+                            + first.getJobId()
+                            + ", "
+                            + first.getJobState()
+                            + "). A second copy would read every record again, write it twice and fence"
+                            + " the first one's transactions. Stop it first (kfp stop "
+                            + job
+                            + ", then kfp resume "
+                            + job
+                            + " --from the savepoint), or give this one its own --job.name.");
         }
     }
 
     /** The jobs of that name that have not ended (running, restarting, being created, ...). */
     static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
         return jobs.stream()
-                .filter(j -> j.getJobName().equals(name) && !j.getJobState().isGloballyTerminalState())
+                .filter(
+                        j ->
+                                j.getJobName().equals(name)
+                                        && !j.getJobState().isGloballyTerminalState())
                 .toList();
     }
 
-    /** Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns its path. */
+    /**
+     * Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns
+     * its path.
+     */
     String stopWithSavepoint(JobID job, String directory) {
-        String savepoint = call(client.stopWithSavepoint(job, false, directory, SavepointFormatType.CANONICAL), SAVEPOINT_TIMEOUT,
-                "stop job " + job + " with a savepoint");
+        String savepoint =
+                call(
+                        client.stopWithSavepoint(
+                                job, false, directory, SavepointFormatType.CANONICAL),
+                        SAVEPOINT_TIMEOUT,
+                        "stop job " + job + " with a savepoint");
         awaitEnded(job);
         return savepoint;
     }
 
-    /** The savepoint is written before the job has ended: wait for that, so a resume right after finds it gone. */
+    /**
+     * The savepoint is written before the job has ended: wait for that, so a resume right after
+     * finds it gone.
+     */
     private void awaitEnded(JobID job) {
         long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
-        while (!call(client.getJobStatus(job), CALL_TIMEOUT, "ask for the state of job " + job).isGloballyTerminalState()) {
+        while (!call(client.getJobStatus(job), CALL_TIMEOUT, "ask for the state of job " + job)
+                .isGloballyTerminalState()) {
             if (System.nanoTime() > deadline) {
-                throw new KfpException("job " + job + " has not ended " + CALL_TIMEOUT.toSeconds()
-                        + " s after its savepoint; see the JobManager's log (kfp logs jobmanager).", KfpException.FAILED);
+                throw new KfpException(
+                        "job "
+                                + job
+                                + " has not ended "
+                                + CALL_TIMEOUT.toSeconds()
+                                + " s after its savepoint; see the JobManager's log (kfp logs jobmanager).",
+                        KfpException.FAILED);
             }
             Processes.sleep(Duration.ofMillis(200));
         }
@@ -145,7 +196,10 @@ final class FlinkRest implements AutoCloseable {
         call(client.cancel(job), CALL_TIMEOUT, "cancel job " + job);
     }
 
-    /** The REST address of the leading JobManager (with high availability: the one ZooKeeper elected). */
+    /**
+     * The REST address of the leading JobManager (with high availability: the one ZooKeeper
+     * elected).
+     */
     String leader() {
         try {
             return client.getWebInterfaceURL();
@@ -159,13 +213,29 @@ final class FlinkRest implements AutoCloseable {
         return call(client.getJobDetails(job), CALL_TIMEOUT, "describe job " + job);
     }
 
-    /** The job-level metrics of that name (numRestarts, lastCheckpointDuration, ...) the job has, by name. */
+    /**
+     * The job-level metrics of that name (numRestarts, lastCheckpointDuration, ...) the job has, by
+     * name.
+     */
     Map<String, String> jobMetrics(JobID job, List<String> names) {
-        JobMetricsMessageParameters params = resolve(JobMetricsHeaders.getInstance().getUnresolvedMessageParameters(),
-                Map.of(JobIDPathParameter.KEY, job.toString(), "get", String.join(",", names)));
+        JobMetricsMessageParameters params =
+                resolve(
+                        JobMetricsHeaders.getInstance().getUnresolvedMessageParameters(),
+                        Map.of(
+                                JobIDPathParameter.KEY,
+                                job.toString(),
+                                "get",
+                                String.join(",", names)));
         Map<String, String> values = new LinkedHashMap<>();
-        call(client.sendRequest(JobMetricsHeaders.getInstance(), params, EmptyRequestBody.getInstance()), CALL_TIMEOUT,
-                "read the metrics of job " + job).getMetrics().forEach(m -> values.put(m.getId(), m.getValue()));
+        call(
+                        client.sendRequest(
+                                JobMetricsHeaders.getInstance(),
+                                params,
+                                EmptyRequestBody.getInstance()),
+                        CALL_TIMEOUT,
+                        "read the metrics of job " + job)
+                .getMetrics()
+                .forEach(m -> values.put(m.getId(), m.getValue()));
         return values;
     }
 
@@ -173,21 +243,49 @@ final class FlinkRest implements AutoCloseable {
      * Each metric of the job's tasks whose id {@code which} accepts (operator metrics are named
      * {@code OPERATOR.METRIC}), summed over the subtasks of its vertex and then over the vertices.
      */
-    Map<String, Double> taskMetricSums(JobID job, java.util.Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices, Predicate<String> which) {
+    Map<String, Double> taskMetricSums(
+            JobID job,
+            java.util.Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices,
+            Predicate<String> which) {
         Map<String, Double> sums = new TreeMap<>();
         for (JobDetailsInfo.JobVertexDetailsInfo vertex : vertices) {
-            Map<String, String> path = Map.of(JobIDPathParameter.KEY, job.toString(), JobVertexIdPathParameter.KEY, vertex.getJobVertexID().toString());
+            Map<String, String> path =
+                    Map.of(
+                            JobIDPathParameter.KEY,
+                            job.toString(),
+                            JobVertexIdPathParameter.KEY,
+                            vertex.getJobVertexID().toString());
             AggregatedSubtaskMetricsHeaders headers = AggregatedSubtaskMetricsHeaders.getInstance();
-            List<String> ids = call(client.sendRequest(headers, resolve(headers.getUnresolvedMessageParameters(), path), EmptyRequestBody.getInstance()),
-                    CALL_TIMEOUT, "list the metrics of job " + job).getMetrics().stream().map(AggregatedMetric::getId).filter(which).toList();
+            List<String> ids =
+                    call(
+                                    client.sendRequest(
+                                            headers,
+                                            resolve(headers.getUnresolvedMessageParameters(), path),
+                                            EmptyRequestBody.getInstance()),
+                                    CALL_TIMEOUT,
+                                    "list the metrics of job " + job)
+                            .getMetrics()
+                            .stream()
+                            .map(AggregatedMetric::getId)
+                            .filter(which)
+                            .toList();
             if (ids.isEmpty()) {
                 continue;
             }
             Map<String, String> query = new java.util.HashMap<>(path);
             query.put("get", String.join(",", ids));
             query.put("agg", "sum");
-            for (AggregatedMetric m : call(client.sendRequest(headers, resolve(headers.getUnresolvedMessageParameters(), query),
-                    EmptyRequestBody.getInstance()), CALL_TIMEOUT, "read the metrics of job " + job).getMetrics()) {
+            for (AggregatedMetric m :
+                    call(
+                                    client.sendRequest(
+                                            headers,
+                                            resolve(
+                                                    headers.getUnresolvedMessageParameters(),
+                                                    query),
+                                            EmptyRequestBody.getInstance()),
+                                    CALL_TIMEOUT,
+                                    "read the metrics of job " + job)
+                            .getMetrics()) {
                 if (m.getSum() != null) {
                     sums.merge(m.getId(), m.getSum(), Double::sum);
                 }
@@ -206,24 +304,50 @@ final class FlinkRest implements AutoCloseable {
                 try {
                     parameter.resolveFromString(value);
                 } catch (ConversionException e) {
-                    throw new IllegalArgumentException("REST parameter " + parameter.getKey() + "=" + value + ": " + e.getMessage(), e);
+                    throw new IllegalArgumentException(
+                            "REST parameter "
+                                    + parameter.getKey()
+                                    + "="
+                                    + value
+                                    + ": "
+                                    + e.getMessage(),
+                            e);
                 }
             }
         }
         return params;
     }
 
-    private <T> T call(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
+    private <T> T call(
+            java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = ExceptionUtils.stripExecutionException(e);
-            throw new KfpException("could not " + what + " on the Flink cluster at " + url + ": " + firstLine(cause)
-                    + (isConnectionProblem(cause) ? " - is it running? ('kfp cluster status')" : ""), KfpException.FAILED, cause);
+            throw new KfpException(
+                    "could not "
+                            + what
+                            + " on the Flink cluster at "
+                            + url
+                            + ": "
+                            + firstLine(cause)
+                            + (isConnectionProblem(cause)
+                                    ? " - is it running? ('kfp cluster status')"
+                                    : ""),
+                    KfpException.FAILED,
+                    cause);
         } catch (TimeoutException e) {
             future.cancel(true);
-            throw new KfpException("could not " + what + " on the Flink cluster at " + url + " within " + timeout.toSeconds()
-                    + " s; see its log (kfp logs jobmanager).", KfpException.FAILED, e);
+            throw new KfpException(
+                    "could not "
+                            + what
+                            + " on the Flink cluster at "
+                            + url
+                            + " within "
+                            + timeout.toSeconds()
+                            + " s; see its log (kfp logs jobmanager).",
+                    KfpException.FAILED,
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KfpException("interrupted while trying to " + what, KfpException.FAILED, e);
@@ -232,13 +356,22 @@ final class FlinkRest implements AutoCloseable {
 
     private static boolean isConnectionProblem(Throwable t) {
         return ExceptionUtils.findThrowable(t, java.net.ConnectException.class).isPresent()
-                || ExceptionUtils.findThrowable(t, org.apache.flink.util.concurrent.FutureUtils.RetryException.class).isPresent();
+                || ExceptionUtils.findThrowable(
+                                t,
+                                org.apache.flink.util.concurrent.FutureUtils.RetryException.class)
+                        .isPresent();
     }
 
-    /** The first line of what went wrong (a REST error's own message when there is one): for one-line reports. */
+    /**
+     * The first line of what went wrong (a REST error's own message when there is one): for
+     * one-line reports.
+     */
     static String firstLine(Throwable t) {
-        Throwable root = ExceptionUtils.findThrowable(t, org.apache.flink.runtime.rest.util.RestClientException.class)
-                .map(Throwable.class::cast).orElse(t);
+        Throwable root =
+                ExceptionUtils.findThrowable(
+                                t, org.apache.flink.runtime.rest.util.RestClientException.class)
+                        .map(Throwable.class::cast)
+                        .orElse(t);
         String message = root.getMessage() == null ? root.toString() : root.getMessage();
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);

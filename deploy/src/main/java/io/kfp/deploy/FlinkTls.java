@@ -27,7 +27,10 @@ final class FlinkTls {
         this.dir = run.resolve("flink-tls");
     }
 
-    /** Whether this run directory's cluster talks TLS ({@code kfp cluster start --tls} made its key). */
+    /**
+     * Whether this run directory's cluster talks TLS ({@code kfp cluster start --tls} made its
+     * key).
+     */
     boolean enabled() {
         return Files.isRegularFile(dir.resolve("password"));
     }
@@ -37,8 +40,12 @@ final class FlinkTls {
         try {
             Files.createDirectories(dir);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            TlsCertificates certificates = TlsCertificates.create(dir, "CN=kfp-flink",
-                    topology.hosts().stream().map(Topology.Host::address).toList(), 365);
+            TlsCertificates certificates =
+                    TlsCertificates.create(
+                            dir,
+                            "CN=kfp-flink",
+                            topology.hosts().stream().map(Topology.Host::address).toList(),
+                            365);
             Path password = dir.resolve("password");
             Files.writeString(password, certificates.password(), StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
@@ -51,21 +58,34 @@ final class FlinkTls {
     String settings(String template) {
         try {
             return template.replace("@KFP_TLS_DIR@", dir.toString())
-                    .replace("@KFP_TLS_PASSWORD@", Files.readString(dir.resolve("password"), StandardCharsets.UTF_8).trim());
+                    .replace(
+                            "@KFP_TLS_PASSWORD@",
+                            Files.readString(dir.resolve("password"), StandardCharsets.UTF_8)
+                                    .trim());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** An HTTP client for the REST API of the cluster {@code config} describes: with its certificate when the API wants one. */
+    /**
+     * An HTTP client for the REST API of the cluster {@code config} describes: with its certificate
+     * when the API wants one.
+     */
     static HttpClient httpClient(Configuration config) {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (SecurityOptions.isRestSSLEnabled(config)) {
             try {
                 builder.sslContext(SSLUtils.createRestSSLContext(config, true));
             } catch (Exception e) {
-                throw new KfpException("cannot read the REST client certificate (" + SecurityOptions.SSL_REST_KEYSTORE.key() + " "
-                        + config.get(SecurityOptions.SSL_REST_KEYSTORE) + "): " + e.getMessage(), KfpException.FAILED, e);
+                throw new KfpException(
+                        "cannot read the REST client certificate ("
+                                + SecurityOptions.SSL_REST_KEYSTORE.key()
+                                + " "
+                                + config.get(SecurityOptions.SSL_REST_KEYSTORE)
+                                + "): "
+                                + e.getMessage(),
+                        KfpException.FAILED,
+                        e);
             }
         }
         return builder.build();

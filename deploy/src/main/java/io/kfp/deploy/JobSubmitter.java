@@ -18,29 +18,31 @@ import java.util.stream.Stream;
 import org.apache.flink.configuration.DeploymentOptions;
 
 /**
- * Submits a job jar to the cluster the way an operator would, with Flink's own CLI
- * ({@code flink run -d}): the job's main runs in the CLI's JVM, so it validates its settings and
- * checks the broker before anything reaches the cluster, and exits 2 with its message if not.
+ * Submits a job jar to the cluster the way an operator would, with Flink's own CLI ({@code flink
+ * run -d}): the job's main runs in the CLI's JVM, so it validates its settings and checks the
+ * broker before anything reaches the cluster, and exits 2 with its message if not.
  */
 final class JobSubmitter {
 
     /**
-     * For the JVMs kfp starts to run a job's main or a Kafka tool once (seconds, then exit): the
-     * C1 compiler only and the serial collector. The default tiered C2 compiler and G1 spend CPU on
-     * code that never runs long; measured in the lab, a {@code flink run} of the relay used 6.8-9.4 s of
-     * CPU with the defaults and 3.9-4.7 s with these, and on the loaded 2-core lab a rescale's
+     * For the JVMs kfp starts to run a job's main or a Kafka tool once (seconds, then exit): the C1
+     * compiler only and the serial collector. The default tiered C2 compiler and G1 spend CPU on
+     * code that never runs long; measured in the lab, a {@code flink run} of the relay used 6.8-9.4
+     * s of CPU with the defaults and 3.9-4.7 s with these, and on the loaded 2-core lab a rescale's
      * resubmission, a JVM on a shared core, took 12-16 s with the defaults.
      */
-    static final List<String> SHORT_LIVED_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    static final List<String> SHORT_LIVED_JVM =
+            List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     /**
      * {@link #SHORT_LIVED_JVM}, without the collector when the user's {@code JAVA_TOOL_OPTIONS} or
      * {@code JDK_JAVA_OPTIONS} already choose one: two collectors and the JVM refuses to start.
      */
     static List<String> shortLivedJvm(Map<String, String> environment) {
-        boolean collectorChosen = Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
-                .map(name -> environment.getOrDefault(name, ""))
-                .anyMatch(options -> options.matches("(?s).*-XX:\\+Use\\w*GC\\b.*"));
+        boolean collectorChosen =
+                Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
+                        .map(name -> environment.getOrDefault(name, ""))
+                        .anyMatch(options -> options.matches("(?s).*-XX:\\+Use\\w*GC\\b.*"));
         return collectorChosen ? List.of("-XX:TieredStopAtLevel=1") : SHORT_LIVED_JVM;
     }
 
@@ -50,7 +52,12 @@ final class JobSubmitter {
     private final PrintStream out;
     private final PrintStream err;
 
-    JobSubmitter(KfpSettings settings, FlinkCluster cluster, Map<String, String> environment, PrintStream out, PrintStream err) {
+    JobSubmitter(
+            KfpSettings settings,
+            FlinkCluster cluster,
+            Map<String, String> environment,
+            PrintStream out,
+            PrintStream err) {
         this.settings = settings;
         this.cluster = cluster;
         this.environment = environment;
@@ -58,36 +65,62 @@ final class JobSubmitter {
         this.err = err;
     }
 
-    /** The job's command line: kfp's settings for where things run, then the user's, paths made absolute. */
+    /**
+     * The job's command line: kfp's settings for where things run, then the user's, paths made
+     * absolute.
+     */
     record Submission(Path config, List<String> args) {}
 
     Submission plan(DeployedJob job, List<String> userArgs) {
         List<String> args = new ArrayList<>();
-        // Explicit kfp settings for where things run apply to every job; the job's file says the rest.
+        // Explicit kfp settings for where things run apply to every job; the job's file says the
+        // rest.
         if (settings.externalKafka() || settings.kafkaPortGiven() || settings.topology() != null) {
             args.addAll(List.of("--kafka.bootstrap-servers", settings.bootstrap()));
         }
         KafkaSecurity security = settings.kafkaSecurity();
         if (!settings.externalKafka() && security.enabled()) {
-            // The job's own user on the secure broker; its password stays in its file, read by each client at start.
-            security.clientSettings(job.name()).forEach((key, value) ->
-                    args.addAll(List.of("--" + KafkaClientOptions.PROPERTIES_PREFIX + key, value.toString())));
+            // The job's own user on the secure broker; its password stays in its file, read by each
+            // client at start.
+            security.clientSettings(job.name())
+                    .forEach(
+                            (key, value) ->
+                                    args.addAll(
+                                            List.of(
+                                                    "--"
+                                                            + KafkaClientOptions.PROPERTIES_PREFIX
+                                                            + key,
+                                                    value.toString())));
         }
         if (settings.topology() != null) {
             String shared = cluster.sharedStorage();
-            args.addAll(List.of("--checkpoint.dir", shared + "/checkpoints/" + job.name(),
-                    "--checkpoint.savepoint-dir", shared + "/savepoints/" + job.name()));
+            args.addAll(
+                    List.of(
+                            "--checkpoint.dir",
+                            shared + "/checkpoints/" + job.name(),
+                            "--checkpoint.savepoint-dir",
+                            shared + "/savepoints/" + job.name()));
         } else if (settings.runDirGiven()) {
-            args.addAll(List.of(
-                    "--checkpoint.dir", settings.run().resolve("checkpoints").resolve(job.name()).toString(),
-                    "--checkpoint.savepoint-dir", settings.run().resolve("savepoints").resolve(job.name()).toString()));
+            args.addAll(
+                    List.of(
+                            "--checkpoint.dir",
+                                    settings.run()
+                                            .resolve("checkpoints")
+                                            .resolve(job.name())
+                                            .toString(),
+                            "--checkpoint.savepoint-dir",
+                                    settings.run()
+                                            .resolve("savepoints")
+                                            .resolve(job.name())
+                                            .toString()));
         }
         Path config = job.defaultConfig(settings);
         for (int i = 0; i < userArgs.size(); i++) {
             String arg = userArgs.get(i);
             if (arg.equals("--config") || arg.equals("--checkpoint.restore-from")) {
                 if (i + 1 >= userArgs.size() || userArgs.get(i + 1).startsWith("--")) {
-                    throw new KfpException(arg + " needs a " + (arg.equals("--config") ? "file" : "path"));
+                    throw new KfpException(
+                            arg + " needs a " + (arg.equals("--config") ? "file" : "path"));
                 }
                 String value = settings.absolute(userArgs.get(++i));
                 if (arg.equals("--config")) {
@@ -98,7 +131,10 @@ final class JobSubmitter {
             } else if (arg.startsWith("--config=")) {
                 config = Path.of(settings.absolute(arg.substring("--config=".length())));
             } else if (arg.startsWith("--checkpoint.restore-from=")) {
-                args.addAll(List.of("--checkpoint.restore-from", settings.absolute(arg.substring(arg.indexOf('=') + 1))));
+                args.addAll(
+                        List.of(
+                                "--checkpoint.restore-from",
+                                settings.absolute(arg.substring(arg.indexOf('=') + 1))));
             } else {
                 args.add(arg);
             }
@@ -121,18 +157,42 @@ final class JobSubmitter {
             Path idFile = Files.createTempFile(tmpDir(), "submit-" + job.name() + "-", ".jobid");
             try {
                 List<String> command = new ArrayList<>(cli(idFile));
-                command.addAll(List.of("run", "-d", "-D" + DeploymentOptions.JOB_LISTENERS.key() + "=" + SubmittedJobId.class.getName(),
-                        jar.toString(), "--config", submission.config().toString()));
+                command.addAll(
+                        List.of(
+                                "run",
+                                "-d",
+                                "-D"
+                                        + DeploymentOptions.JOB_LISTENERS.key()
+                                        + "="
+                                        + SubmittedJobId.class.getName(),
+                                jar.toString(),
+                                "--config",
+                                submission.config().toString()));
                 command.addAll(submission.args());
-                String printed = runCaptured(command, "submit-" + job.name(), output -> job.module() + " was not submitted"
-                        + (output.contains("not authorized") && !settings.externalKafka() && settings.kafkaSecurity().enabled()
-                                ? "; on kfp's secure broker it logs in as User:" + job.name() + ", and 'kfp acls " + job.name()
-                                        + " --grant' gives it what it needs"
-                                : ""));
+                String printed =
+                        runCaptured(
+                                command,
+                                "submit-" + job.name(),
+                                output ->
+                                        job.module()
+                                                + " was not submitted"
+                                                + (output.contains("not authorized")
+                                                                && !settings.externalKafka()
+                                                                && settings.kafkaSecurity()
+                                                                        .enabled()
+                                                        ? "; on kfp's secure broker it logs in as User:"
+                                                                + job.name()
+                                                                + ", and 'kfp acls "
+                                                                + job.name()
+                                                                + " --grant' gives it what it needs"
+                                                        : ""));
                 String id = Files.readString(idFile).trim();
                 if (!id.matches("[0-9a-f]{32}")) {
                     err.print(printed);
-                    throw new KfpException("flink run ended without submitting " + job.module() + "; its output is above.");
+                    throw new KfpException(
+                            "flink run ended without submitting "
+                                    + job.module()
+                                    + "; its output is above.");
                 }
                 out.println(id);
                 return id;
@@ -161,9 +221,16 @@ final class JobSubmitter {
     void grantAcls(DeployedJob job, List<String> userArgs, String principal) {
         KafkaSecurity security = settings.kafkaSecurity();
         if (settings.externalKafka() || !security.enabled()) {
-            throw new KfpException("--grant: " + (settings.externalKafka() ? "KAFKA_BOOTSTRAP=" + settings.bootstrap() + " is not kfp's broker"
-                    : "the broker kfp started does not authorize (it was not started with 'kfp kafka start --secure')")
-                    + ". On another cluster run the printed lines (kfp acls " + job.name() + ") with its admin's settings: kafka-acls.sh ... --command-config FILE.");
+            throw new KfpException(
+                    "--grant: "
+                            + (settings.externalKafka()
+                                    ? "KAFKA_BOOTSTRAP="
+                                            + settings.bootstrap()
+                                            + " is not kfp's broker"
+                                    : "the broker kfp started does not authorize (it was not started with 'kfp kafka start --secure')")
+                            + ". On another cluster run the printed lines (kfp acls "
+                            + job.name()
+                            + ") with its admin's settings: kafka-acls.sh ... --command-config FILE.");
         }
         List<String> lines = new ArrayList<>();
         for (String line : acls(job, userArgs, principal).split("\n")) {
@@ -175,31 +242,53 @@ final class JobSubmitter {
         }
         List<String> command = new ArrayList<>(List.of(settings.javaBin()));
         command.addAll(shortLivedJvm(environment));
-        command.addAll(List.of("-cp",
-                settings.dist().resolve("kafka").resolve("libs") + "/*:" + Kfp.ownClasspath(settings),
-                AclGrant.class.getName(), security.adminProperties().toString()));
+        command.addAll(
+                List.of(
+                        "-cp",
+                        settings.dist().resolve("kafka").resolve("libs")
+                                + "/*:"
+                                + Kfp.ownClasspath(settings),
+                        AclGrant.class.getName(),
+                        security.adminProperties().toString()));
         command.addAll(lines);
         try {
-            runCaptured(command, "grant-" + job.name(), output -> "kafka-acls.sh did not grant " + principal + " all it needs");
+            runCaptured(
+                    command,
+                    "grant-" + job.name(),
+                    output -> "kafka-acls.sh did not grant " + principal + " all it needs");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        lines.forEach(line -> out.println("granted: " + line.substring(line.indexOf("--allow-principal"))));
+        lines.forEach(
+                line ->
+                        out.println(
+                                "granted: " + line.substring(line.indexOf("--allow-principal"))));
     }
 
     private String acls(DeployedJob job, List<String> userArgs, String principal) {
         Path jar = builtJar(job);
         Submission submission = plan(job, userArgs);
         try (JarFile file = new JarFile(jar.toFile())) {
-            String main = file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
+            String main =
+                    file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
             List<String> command = new ArrayList<>(List.of(settings.javaBin()));
             command.addAll(shortLivedJvm(environment));
             command.addAll(FlinkCluster.JAVA_OPENS);
-            command.addAll(List.of("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"),
-                    "-cp", jar + ":" + cluster.classpath(), main, "--config", submission.config().toString()));
+            command.addAll(
+                    List.of(
+                            "-Dlog4j.configurationFile="
+                                    + settings.flinkConf().resolve("log4j-cli.properties"),
+                            "-cp",
+                            jar + ":" + cluster.classpath(),
+                            main,
+                            "--config",
+                            submission.config().toString()));
             command.addAll(submission.args());
             command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
-            return runCaptured(command, "acls-" + job.name(), output -> job.module() + " could not say which ACLs it needs");
+            return runCaptured(
+                    command,
+                    "acls-" + job.name(),
+                    output -> job.module() + " could not say which ACLs it needs");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -219,16 +308,20 @@ final class JobSubmitter {
 
     /**
      * Runs {@code command} (a JVM running a job's main) with its output in a temporary file and
-     * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure} of it.
+     * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure} of
+     * it.
      */
-    private String runCaptured(List<String> command, String prefix, java.util.function.UnaryOperator<String> failure) throws IOException {
+    private String runCaptured(
+            List<String> command, String prefix, java.util.function.UnaryOperator<String> failure)
+            throws IOException {
         Path output = Files.createTempFile(tmpDir(), prefix + "-", ".out");
         try {
             int exit = runCli(command, output);
             String printed = Files.readString(output, StandardCharsets.UTF_8);
             if (exit != 0) {
                 err.print(printed);
-                throw new KfpException(failure.apply(printed) + " (exit code " + exit + "); its output is above.");
+                throw new KfpException(
+                        failure.apply(printed) + " (exit code " + exit + "); its output is above.");
             }
             return printed;
         } finally {
@@ -237,16 +330,18 @@ final class JobSubmitter {
     }
 
     /**
-     * Flink's CLI with our cluster's conf directory. The job's main runs inside it and reads
-     * {@code KFP_*} variables as job options, so kfp's own variables are removed; a user's
-     * {@code KFP_CHECKPOINT_INTERVAL} stays.
+     * Flink's CLI with our cluster's conf directory. The job's main runs inside it and reads {@code
+     * KFP_*} variables as job options, so kfp's own variables are removed; a user's {@code
+     * KFP_CHECKPOINT_INTERVAL} stays.
      */
     private List<String> cli(Path idFile) {
         List<String> command = new ArrayList<>();
         command.add(settings.javaBin());
         command.addAll(shortLivedJvm(environment));
         command.addAll(FlinkCluster.JAVA_OPENS);
-        command.add("-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j-cli.properties"));
+        command.add(
+                "-Dlog4j.configurationFile="
+                        + settings.flinkConf().resolve("log4j-cli.properties"));
         command.add("-D" + SubmittedJobId.FILE_PROPERTY + "=" + idFile);
         command.add("-cp");
         command.add(cluster.classpath());
@@ -257,12 +352,14 @@ final class JobSubmitter {
     private int runCli(List<String> command, Path output) throws IOException {
         Path plugins = cluster.pluginsDir();
         Files.createDirectories(plugins);
-        ProcessBuilder builder = new ProcessBuilder(command)
-                // Relative paths in job configs (checkpoint.dir) are relative to the repository.
-                .directory(settings.repo().toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(output.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        ProcessBuilder builder =
+                new ProcessBuilder(command)
+                        // Relative paths in job configs (checkpoint.dir) are relative to the
+                        // repository.
+                        .directory(settings.repo().toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(output.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = builder.environment();
         env.clear();
         env.putAll(environment);
@@ -273,7 +370,9 @@ final class JobSubmitter {
         try {
             if (!process.waitFor(10, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
-                throw new KfpException("flink run did not end within 10 minutes; its output: " + output, KfpException.FAILED);
+                throw new KfpException(
+                        "flink run did not end within 10 minutes; its output: " + output,
+                        KfpException.FAILED);
             }
             return process.exitValue();
         } catch (InterruptedException e) {

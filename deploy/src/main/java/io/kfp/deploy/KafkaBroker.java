@@ -15,9 +15,9 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * Kafka from the {@code kafka_2.13} artifact in {@code target/dist/kafka/libs}: on one host a
- * single KRaft node on 127.0.0.1 ({@code conf/kafka/server.properties}); in a topology one node
- * per kafka host ({@code conf/kafka/cluster.properties}), broker and controller in one process,
- * the controllers forming a static quorum, everything replicated to three brokers.
+ * single KRaft node on 127.0.0.1 ({@code conf/kafka/server.properties}); in a topology one node per
+ * kafka host ({@code conf/kafka/cluster.properties}), broker and controller in one process, the
+ * controllers forming a static quorum, everything replicated to three brokers.
  */
 final class KafkaBroker {
 
@@ -51,7 +51,10 @@ final class KafkaBroker {
      */
     void start(boolean secure) {
         if (settings.externalKafka()) {
-            out.println("KAFKA_BOOTSTRAP=" + settings.bootstrap() + ": using that cluster, not starting one.");
+            out.println(
+                    "KAFKA_BOOTSTRAP="
+                            + settings.bootstrap()
+                            + ": using that cluster, not starting one.");
             return;
         }
         settings.requireDist();
@@ -60,9 +63,11 @@ final class KafkaBroker {
         if (secure && !security.enabled()) {
             for (Topology.Host host : hosts) {
                 if (Files.exists(metaProperties(host))) {
-                    throw new KfpException("--secure: the broker's storage " + metaProperties(host).getParent()
-                            + " was formatted without users, and SCRAM users are made only at format time."
-                            + " Stop it ('kfp kafka stop') and remove that directory (its topics go with it), or use another KFP_RUN_DIR.");
+                    throw new KfpException(
+                            "--secure: the broker's storage "
+                                    + metaProperties(host).getParent()
+                                    + " was formatted without users, and SCRAM users are made only at format time."
+                                    + " Stop it ('kfp kafka stop') and remove that directory (its topics go with it), or use another KFP_RUN_DIR.");
                 }
             }
             security.create(hosts.stream().map(KfpSettings::address).toList());
@@ -72,15 +77,31 @@ final class KafkaBroker {
             startNode(hosts.get(i), i + 1, clusterId);
         }
         for (Topology.Host host : hosts) {
-            processes(host).awaitPort(KfpSettings.address(host), settings.kafkaPort(), "Kafka" + on(host), NAME,
-                    log(host).resolve("kafka.out"), Duration.ofSeconds(90));
+            processes(host)
+                    .awaitPort(
+                            KfpSettings.address(host),
+                            settings.kafkaPort(),
+                            "Kafka" + on(host),
+                            NAME,
+                            log(host).resolve("kafka.out"),
+                            Duration.ofSeconds(90));
         }
-        out.println("Kafka ready on " + settings.bootstrap() + " (data: " + settings.hostRun(hosts.get(0)).resolve("kafka-data")
-                + (hosts.size() > 1 ? " and on the other kafka hosts" : "") + ")");
+        out.println(
+                "Kafka ready on "
+                        + settings.bootstrap()
+                        + " (data: "
+                        + settings.hostRun(hosts.get(0)).resolve("kafka-data")
+                        + (hosts.size() > 1 ? " and on the other kafka hosts" : "")
+                        + ")");
         if (security.enabled()) {
-            out.println("  SASL_SSL, SCRAM users " + String.join(", ", KafkaSecurity.users()) + " (passwords in "
-                    + security.dir().resolve("users") + "), ACLs enforced: grant each job its own with 'kfp acls JOB --grant'."
-                    + " Admin client settings: " + security.adminProperties());
+            out.println(
+                    "  SASL_SSL, SCRAM users "
+                            + String.join(", ", KafkaSecurity.users())
+                            + " (passwords in "
+                            + security.dir().resolve("users")
+                            + "), ACLs enforced: grant each job its own with 'kfp acls JOB --grant'."
+                            + " Admin client settings: "
+                            + security.adminProperties());
         }
     }
 
@@ -102,7 +123,9 @@ final class KafkaBroker {
             Files.createDirectories(dir);
             Files.createDirectories(log(host));
             Files.writeString(properties, properties(host, nodeId));
-            Files.copy(settings.home().resolve("conf/kafka/log4j2.properties"), dir.resolve("log4j2.properties"),
+            Files.copy(
+                    settings.home().resolve("conf/kafka/log4j2.properties"),
+                    dir.resolve("log4j2.properties"),
                     StandardCopyOption.REPLACE_EXISTING);
             if (!Files.exists(metaProperties(host))) {
                 format(host, properties, clusterId);
@@ -117,20 +140,35 @@ final class KafkaBroker {
     }
 
     void stop() {
-        // All nodes at once: a node stopped after the others waits for a controller quorum that is gone.
+        // All nodes at once: a node stopped after the others waits for a controller quorum that is
+        // gone.
         Processes.allAtOnce(hosts(), host -> processes(host).stop(NAME));
     }
 
     void status() {
         for (Topology.Host host : hosts()) {
-            String address = host == null ? settings.bootstrap() : host.address() + ":" + settings.kafkaPort();
+            String address =
+                    host == null
+                            ? settings.bootstrap()
+                            : host.address() + ":" + settings.kafkaPort();
             KafkaSecurity security = settings.kafkaSecurity();
-            out.println(processes(host).describe(NAME, "kafka" + on(host), address
-                    + (security.enabled() ? " (SASL_SSL, SCRAM-SHA-512, ACLs; admin settings " + security.adminProperties() + ")" : "")));
+            out.println(
+                    processes(host)
+                            .describe(
+                                    NAME,
+                                    "kafka" + on(host),
+                                    address
+                                            + (security.enabled()
+                                                    ? " (SASL_SSL, SCRAM-SHA-512, ACLs; admin settings "
+                                                            + security.adminProperties()
+                                                            + ")"
+                                                    : "")));
         }
     }
 
-    /** The node on {@code hostName}: kill -9, or a graceful stop and start (the rolling restart). */
+    /**
+     * The node on {@code hostName}: kill -9, or a graceful stop and start (the rolling restart).
+     */
     void kill(Topology.Host host) {
         processes(host).kill(NAME);
     }
@@ -139,8 +177,14 @@ final class KafkaBroker {
         int nodeId = hosts().indexOf(host) + 1;
         processes(host).stop(NAME);
         startNode(host, nodeId, clusterId());
-        processes(host).awaitPort(KfpSettings.address(host), settings.kafkaPort(), "Kafka" + on(host), NAME,
-                log(host).resolve("kafka.out"), Duration.ofSeconds(90));
+        processes(host)
+                .awaitPort(
+                        KfpSettings.address(host),
+                        settings.kafkaPort(),
+                        "Kafka" + on(host),
+                        NAME,
+                        log(host).resolve("kafka.out"),
+                        Duration.ofSeconds(90));
     }
 
     private Path metaProperties(Topology.Host host) {
@@ -153,14 +197,20 @@ final class KafkaBroker {
         if (!security.enabled()) {
             return node;
         }
-        return node + "\n" + settings.fill(Files.readString(settings.home().resolve("conf/kafka/sasl-ssl.properties")), host)
-                .replace("@KFP_SECURITY_DIR@", security.dir().toString())
-                .replace("@KFP_SUPER_USERS@", KafkaSecurity.SUPER_USERS);
+        return node
+                + "\n"
+                + settings.fill(
+                                Files.readString(
+                                        settings.home().resolve("conf/kafka/sasl-ssl.properties")),
+                                host)
+                        .replace("@KFP_SECURITY_DIR@", security.dir().toString())
+                        .replace("@KFP_SUPER_USERS@", KafkaSecurity.SUPER_USERS);
     }
 
     private String node(Topology.Host host, int nodeId) throws IOException {
         if (host == null) {
-            return settings.fill(Files.readString(settings.home().resolve("conf/kafka/server.properties")));
+            return settings.fill(
+                    Files.readString(settings.home().resolve("conf/kafka/server.properties")));
         }
         List<Topology.Host> kafka = settings.topology().with(Topology.Role.KAFKA);
         List<String> voters = new ArrayList<>();
@@ -168,7 +218,9 @@ final class KafkaBroker {
             voters.add((i + 1) + "@" + kafka.get(i).address() + ":" + settings.controllerPort());
         }
         int replication = Math.min(3, kafka.size());
-        return settings.fill(Files.readString(settings.home().resolve("conf/kafka/cluster.properties")), host)
+        return settings.fill(
+                        Files.readString(settings.home().resolve("conf/kafka/cluster.properties")),
+                        host)
                 .replace("@KFP_NODE_ID@", String.valueOf(nodeId))
                 .replace("@KFP_VOTERS@", String.join(",", voters))
                 .replace("@KFP_REPLICATION@", String.valueOf(replication))
@@ -176,8 +228,8 @@ final class KafkaBroker {
     }
 
     /**
-     * One cluster id for all nodes, made once and kept in the run directory: a node formatted
-     * with another id would refuse to join.
+     * One cluster id for all nodes, made once and kept in the run directory: a node formatted with
+     * another id would refuse to join.
      */
     String clusterId() {
         Path file = settings.run().resolve("kafka-cluster-id");
@@ -192,14 +244,26 @@ final class KafkaBroker {
         }
     }
 
-    /** Formats the storage directory, as kafka-storage.sh format does (--standalone on one host). */
+    /**
+     * Formats the storage directory, as kafka-storage.sh format does (--standalone on one host).
+     */
     private void format(Topology.Host host, Path properties, String clusterId) throws IOException {
         List<String> command = new ArrayList<>(java(host));
         if (settings.kafkaSecurity().enabled()) {
             // Ours, which adds the SCRAM users without their passwords on a command line.
-            command.set(command.indexOf("-cp") + 1, command.get(command.indexOf("-cp") + 1) + ":" + Kfp.ownClasspath(settings)
-                    + ":" + settings.dist().resolve("kfp").resolve("lib") + "/*");
-            command.addAll(List.of(StorageFormat.class.getName(), settings.run().toString(), String.join(",", KafkaSecurity.users())));
+            command.set(
+                    command.indexOf("-cp") + 1,
+                    command.get(command.indexOf("-cp") + 1)
+                            + ":"
+                            + Kfp.ownClasspath(settings)
+                            + ":"
+                            + settings.dist().resolve("kfp").resolve("lib")
+                            + "/*");
+            command.addAll(
+                    List.of(
+                            StorageFormat.class.getName(),
+                            settings.run().toString(),
+                            String.join(",", KafkaSecurity.users())));
         } else {
             command.add("kafka.tools.StorageTool");
         }
@@ -208,7 +272,11 @@ final class KafkaBroker {
             command.add("--standalone");
         }
         Path log = log(host).resolve("format.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
         try {
             if (!process.waitFor(2, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
@@ -219,16 +287,21 @@ final class KafkaBroker {
         }
         if (process.isAlive() || process.exitValue() != 0) {
             Processes.tail(log, 10).forEach(err::println);
-            throw new KfpException("formatting the broker's storage" + on(host) + " failed: " + log);
+            throw new KfpException(
+                    "formatting the broker's storage" + on(host) + " failed: " + log);
         }
     }
 
     private List<String> java(Topology.Host host) {
         Path dir = settings.hostRun(host).resolve("kafka");
-        return new ArrayList<>(List.of(settings.javaBin(), host == null ? "-Xmx1g" : "-Xmx512m",
-                "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"),
-                "-Dkafka.logs.dir=" + log(host),
-                "-cp", settings.dist().resolve("kafka").resolve("libs") + "/*"));
+        return new ArrayList<>(
+                List.of(
+                        settings.javaBin(),
+                        host == null ? "-Xmx1g" : "-Xmx512m",
+                        "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"),
+                        "-Dkafka.logs.dir=" + log(host),
+                        "-cp",
+                        settings.dist().resolve("kafka").resolve("libs") + "/*"));
     }
 
     private Processes processes(Topology.Host host) {

@@ -22,8 +22,9 @@ import org.apache.kafka.common.security.scram.ScramLoginModule;
 /**
  * The broker that authenticates and authorizes ({@code kfp kafka start --secure}): its clients
  * speak SASL_SSL with SCRAM-SHA-512, its controllers SSL with client certificates, the KRaft
- * StandardAuthorizer decides. Everything it needs is made once, when its storage is formatted,
- * in {@code RUN/kafka-security/} (readable by its owner only, never in git):
+ * StandardAuthorizer decides. Everything it needs is made once, when its storage is formatted, in
+ * {@code RUN/kafka-security/} (readable by its owner only, never in git):
+ *
  * <ul>
  *   <li>a throw-away CA ({@code ca.crt}, its key deleted) and the broker certificate it signed;
  *   <li>one SCRAM user per job ({@code ingest}, {@code relay}, {@code sink}) and {@code admin}, the
@@ -34,13 +35,18 @@ import org.apache.kafka.common.security.scram.ScramLoginModule;
  *   <li>{@code admin.properties}: the admin's client settings, for kfp and for Kafka's own tools
  *       ({@code kafka-acls.sh --command-config}).
  * </ul>
+ *
  * Its presence is what makes every later kfp command use SASL_SSL: the choice is the storage's.
  */
 final class KafkaSecurity {
 
     static final String MECHANISM = "SCRAM-SHA-512";
     static final String ADMIN = "admin";
-    /** The super users: kfp's admin, and the brokers themselves towards the controllers (their certificate). */
+
+    /**
+     * The super users: kfp's admin, and the brokers themselves towards the controllers (their
+     * certificate).
+     */
     static final String SUPER_USERS = "User:" + ADMIN + ";User:" + TlsCertificates.BROKER_SUBJECT;
 
     private final Path dir;
@@ -88,19 +94,34 @@ final class KafkaSecurity {
     void create(List<String> addresses) {
         try {
             if (Files.exists(dir)) {
-                throw new KfpException(dir + " exists from an earlier secure broker but without " + adminProperties().getFileName()
-                        + ": remove it (and the broker's data) to start over.");
+                throw new KfpException(
+                        dir
+                                + " exists from an earlier secure broker but without "
+                                + adminProperties().getFileName()
+                                + ": remove it (and the broker's data) to start over.");
             }
             Files.createDirectories(dir.resolve("users"));
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            TlsCertificates certificates = TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
+            TlsCertificates certificates =
+                    TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
             writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
             for (String user : users()) {
-                writeSecret(userFile(user), SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");
+                writeSecret(
+                        userFile(user),
+                        SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");
             }
             Properties admin = clientSettings(ADMIN);
-            StringBuilder text = new StringBuilder("# kfp's admin client on the secure broker (also: kafka-acls.sh --command-config THIS)\n");
-            admin.stringPropertyNames().stream().sorted().forEach(key -> text.append(key).append('=').append(admin.getProperty(key)).append('\n'));
+            StringBuilder text =
+                    new StringBuilder(
+                            "# kfp's admin client on the secure broker (also: kafka-acls.sh --command-config THIS)\n");
+            admin.stringPropertyNames().stream()
+                    .sorted()
+                    .forEach(
+                            key ->
+                                    text.append(key)
+                                            .append('=')
+                                            .append(admin.getProperty(key))
+                                            .append('\n'));
             writeSecret(adminProperties(), text.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -119,7 +140,9 @@ final class KafkaSecurity {
         props.setProperty(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, caCertificate().toString());
         props.setProperty("config.providers", "file");
         props.setProperty("config.providers.file.class", FileConfigProvider.class.getName());
-        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, "${file:" + userFile(user) + ":" + SaslConfigs.SASL_JAAS_CONFIG + "}");
+        props.setProperty(
+                SaslConfigs.SASL_JAAS_CONFIG,
+                "${file:" + userFile(user) + ":" + SaslConfigs.SASL_JAAS_CONFIG + "}");
         return props;
     }
 
@@ -134,7 +157,10 @@ final class KafkaSecurity {
         return props;
     }
 
-    /** The StorageTool arguments that create {@code users}, {@code --add-scram MECHANISM=[name=U,password=P]} each. */
+    /**
+     * The StorageTool arguments that create {@code users}, {@code --add-scram
+     * MECHANISM=[name=U,password=P]} each.
+     */
     List<String> scramArguments(List<String> users) {
         List<String> args = new ArrayList<>();
         for (String user : users) {
@@ -156,16 +182,27 @@ final class KafkaSecurity {
         int start = jaas.indexOf("password=\"");
         int end = start < 0 ? -1 : jaas.indexOf('"', start + "password=\"".length());
         if (end < 0) {
-            throw new KfpException(userFile(user) + " has no password=\"...\" in its " + SaslConfigs.SASL_JAAS_CONFIG);
+            throw new KfpException(
+                    userFile(user)
+                            + " has no password=\"...\" in its "
+                            + SaslConfigs.SASL_JAAS_CONFIG);
         }
         return jaas.substring(start + "password=\"".length(), end);
     }
 
     static String jaas(String user, String password) {
-        return ScramLoginModule.class.getName() + " required username=\"" + user + "\" password=\"" + password + "\";";
+        return ScramLoginModule.class.getName()
+                + " required username=\""
+                + user
+                + "\" password=\""
+                + password
+                + "\";";
     }
 
-    /** 24 random bytes, URL-safe base64: no character the jaas or StorageTool syntax treats specially. */
+    /**
+     * 24 random bytes, URL-safe base64: no character the jaas or StorageTool syntax treats
+     * specially.
+     */
     private static String randomPassword() {
         byte[] bytes = new byte[24];
         new SecureRandom().nextBytes(bytes);
@@ -174,7 +211,9 @@ final class KafkaSecurity {
 
     private static void writeSecret(Path file, String content) throws IOException {
         Files.deleteIfExists(file);
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.createFile(
+                file,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(file, content, StandardCharsets.UTF_8);
     }
 }

@@ -1,13 +1,14 @@
 package io.kfp.deploy;
 
 /**
- * Something kfp cannot do, said in one sentence that names what is wrong and what to do: printed
- * as {@code kfp: MESSAGE} on stderr, and the process exits with {@link #exitCode()}.
+ * Something kfp cannot do, said in one sentence that names what is wrong and what to do: printed as
+ * {@code kfp: MESSAGE} on stderr, and the process exits with {@link #exitCode()}.
  */
 final class KfpException extends RuntimeException {
 
     /** A wrong command, setting or state the user can fix; nothing was changed. */
     static final int USER_ERROR = 2;
+
     /** An operation on a running cluster or job failed. */
     static final int FAILED = 1;
 

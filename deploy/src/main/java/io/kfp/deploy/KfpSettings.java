@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * Where kfp works and what it starts, from its environment variables: the run directory, the
- * ports of our own processes, how many TaskManagers, an existing Flink installation or Kafka
- * cluster to use instead of ours. Read once per command; every other class takes it from here.
+ * Where kfp works and what it starts, from its environment variables: the run directory, the ports
+ * of our own processes, how many TaskManagers, an existing Flink installation or Kafka cluster to
+ * use instead of ours. Read once per command; every other class takes it from here.
  *
  * @param home the deploy module ({@code deploy/}): its conf/ templates and target/dist
  * @param callerDir where kfp was called from: relative paths the user gives are relative to it
@@ -55,16 +55,23 @@ record KfpSettings(
     static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
         // An empty variable means unset, as ${X:-default} does in a shell.
         Map<String, String> env = new java.util.HashMap<>();
-        given.forEach((k, v) -> {
-            if (v != null && !v.isBlank()) {
-                env.put(k, v);
-            }
-        });
+        given.forEach(
+                (k, v) -> {
+                    if (v != null && !v.isBlank()) {
+                        env.put(k, v);
+                    }
+                });
         Path dist = home.resolve("target").resolve("dist");
         String runDir = env.get("KFP_RUN_DIR");
         String topologyName = env.get("KFP_TOPOLOGY");
-        Topology topology = topologyName == null || topologyName.isBlank() ? null : Topology.load(topologyName.trim(), home, callerDir);
-        Path defaultRun = topology == null ? home.resolve("run") : home.resolve("run").resolve(topology.name());
+        Topology topology =
+                topologyName == null || topologyName.isBlank()
+                        ? null
+                        : Topology.load(topologyName.trim(), home, callerDir);
+        Path defaultRun =
+                topology == null
+                        ? home.resolve("run")
+                        : home.resolve("run").resolve(topology.name());
         int kafkaPort = port(env, "KFP_KAFKA_PORT", 9092);
         String bootstrap = env.get("KAFKA_BOOTSTRAP");
         String flinkHome = env.get("FLINK_HOME");
@@ -80,11 +87,17 @@ record KfpSettings(
                 port(env, "KFP_RPC_PORT", 6123),
                 portRange(env, "KFP_PROM_PORTS", "9249-9259"),
                 number(env, "KFP_TASKMANAGERS", 3),
-                flinkHome == null || flinkHome.isBlank() ? dist.resolve("flink") : Path.of(flinkHome),
-                bootstrap != null && !bootstrap.isBlank() ? bootstrap
-                        : topology == null ? "127.0.0.1:" + kafkaPort : topology.bootstrap(kafkaPort),
+                flinkHome == null || flinkHome.isBlank()
+                        ? dist.resolve("flink")
+                        : Path.of(flinkHome),
+                bootstrap != null && !bootstrap.isBlank()
+                        ? bootstrap
+                        : topology == null
+                                ? "127.0.0.1:" + kafkaPort
+                                : topology.bootstrap(kafkaPort),
                 bootstrap != null && !bootstrap.isBlank(),
-                env.getOrDefault("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                env.getOrDefault(
+                        "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
                 projectVersion(),
                 topology);
     }
@@ -105,7 +118,10 @@ record KfpSettings(
         }
     }
 
-    /** The secure broker's users, certificates and client settings ({@code kfp kafka start --secure}). */
+    /**
+     * The secure broker's users, certificates and client settings ({@code kfp kafka start
+     * --secure}).
+     */
     KafkaSecurity kafkaSecurity() {
         return new KafkaSecurity(run);
     }
@@ -119,11 +135,15 @@ record KfpSettings(
         if (!externalKafka && kafkaSecurity().enabled()) {
             props.putAll(kafkaSecurity().adminSettings());
         }
-        props.setProperty(org.apache.kafka.clients.CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.setProperty(
+                org.apache.kafka.clients.CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return props;
     }
 
-    /** The cluster's configuration directory, written from conf/flink by every command that needs it. */
+    /**
+     * The cluster's configuration directory, written from conf/flink by every command that needs
+     * it.
+     */
     Path flinkConf() {
         return run.resolve("flink-conf");
     }
@@ -133,19 +153,30 @@ record KfpSettings(
         return restUrl(topology == null ? null : topology.with(Topology.Role.JOBMANAGER).get(0));
     }
 
-    /** The REST API of the JobManager on {@code host} (null: the one host): https with client certificates after kfp cluster start --tls (conf/flink/tls.yaml). */
+    /**
+     * The REST API of the JobManager on {@code host} (null: the one host): https with client
+     * certificates after kfp cluster start --tls (conf/flink/tls.yaml).
+     */
     String restUrl(Topology.Host host) {
-        return (new FlinkTls(run).enabled() ? "https://" : "http://") + address(host) + ":" + restPort;
+        return (new FlinkTls(run).enabled() ? "https://" : "http://")
+                + address(host)
+                + ":"
+                + restPort;
     }
 
-    /** Where a host of the topology keeps its PID files, logs and data; the one host keeps them in the run directory itself. */
+    /**
+     * Where a host of the topology keeps its PID files, logs and data; the one host keeps them in
+     * the run directory itself.
+     */
     Path hostRun(Topology.Host host) {
         return host == null ? run : run.resolve("hosts").resolve(host.name());
     }
 
     /** The processes of {@code host} (null: this machine, the one-host setup). */
     Processes processes(Topology.Host host, java.io.PrintStream out, java.io.PrintStream err) {
-        return host == null ? new Processes(run, out, err) : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);
+        return host == null
+                ? new Processes(run, out, err)
+                : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);
     }
 
     /** The address a process on {@code host} listens on. */
@@ -164,7 +195,9 @@ record KfpSettings(
         return callerDir.resolve(path).normalize().toString();
     }
 
-    /** A template from conf/ with its {@code @KFP_...@} placeholders filled in, for the one host. */
+    /**
+     * A template from conf/ with its {@code @KFP_...@} placeholders filled in, for the one host.
+     */
     String fill(String template) {
         return fill(template, null);
     }
@@ -184,7 +217,8 @@ record KfpSettings(
     private static int port(Map<String, String> env, String name, int fallback) {
         int port = number(env, name, fallback);
         if (port < 1 || port > 65535) {
-            throw new KfpException(name + "=" + env.get(name) + " is not a port: give a number from 1 to 65535.");
+            throw new KfpException(
+                    name + "=" + env.get(name) + " is not a port: give a number from 1 to 65535.");
         }
         return port;
     }
@@ -201,23 +235,37 @@ record KfpSettings(
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new KfpException(name + "=" + value + " is not a positive whole number: give one, e.g. " + fallback + ".");
+            throw new KfpException(
+                    name
+                            + "="
+                            + value
+                            + " is not a positive whole number: give one, e.g. "
+                            + fallback
+                            + ".");
         }
     }
 
     private static String portRange(Map<String, String> env, String name, String fallback) {
         String value = env.getOrDefault(name, fallback).trim();
         if (!value.matches("\\d{1,5}(-\\d{1,5})?")) {
-            throw new KfpException(name + "=" + value + " is not a port or a range of ports: write e.g. 9249-9259.");
+            throw new KfpException(
+                    name
+                            + "="
+                            + value
+                            + " is not a port or a range of ports: write e.g. 9249-9259.");
         }
         return value;
     }
 
-    /** The project version the build wrote into kfp.properties (the job jars carry it in their names). */
+    /**
+     * The project version the build wrote into kfp.properties (the job jars carry it in their
+     * names).
+     */
     static String projectVersion() {
         try (InputStream in = KfpSettings.class.getResourceAsStream("/kfp.properties")) {
             if (in == null) {
-                throw new KfpException("kfp.properties is missing from kfp's classpath: run 'kfp build'.");
+                throw new KfpException(
+                        "kfp.properties is missing from kfp's classpath: run 'kfp build'.");
             }
             Properties properties = new Properties();
             properties.load(in);

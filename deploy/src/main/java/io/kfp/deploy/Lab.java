@@ -12,13 +12,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Several hosts on this one machine: one Linux network namespace per host of a {@code netns}
  * topology, each with one interface ({@code eth0}, its address from the topology's subnet) whose
- * other end is plugged into a bridge living in a namespace of its own. Everything is created
- * inside those namespaces ({@code ip -n NS link add ... peer ... netns NS2}), so the machine's
- * own interfaces, routes and firewall are never touched; the namespaces have no route beyond
- * the subnet, so nothing in them can reach an address outside the lab.
+ * other end is plugged into a bridge living in a namespace of its own. Everything is created inside
+ * those namespaces ({@code ip -n NS link add ... peer ... netns NS2}), so the machine's own
+ * interfaces, routes and firewall are never touched; the namespaces have no route beyond the
+ * subnet, so nothing in them can reach an address outside the lab.
  *
- * <p>A partition takes a host's link down at the bridge: its packets are dropped silently, as on
- * a real network that splits (tc netem is not available here). Root is required.
+ * <p>A partition takes a host's link down at the bridge: its packets are dropped silently, as on a
+ * real network that splits (tc netem is not available here). Root is required.
  */
 final class Lab {
 
@@ -29,8 +29,12 @@ final class Lab {
 
     Lab(Topology topology, PrintStream out) {
         if (topology.launcher() != Topology.Launcher.NETNS) {
-            throw new KfpException("topology " + topology.name() + " runs on real hosts (launcher: "
-                    + topology.launcher().name().toLowerCase() + "): the lab commands are for launcher: netns.");
+            throw new KfpException(
+                    "topology "
+                            + topology.name()
+                            + " runs on real hosts (launcher: "
+                            + topology.launcher().name().toLowerCase()
+                            + "): the lab commands are for launcher: netns.");
         }
         this.topology = topology;
         this.out = out;
@@ -41,25 +45,48 @@ final class Lab {
         List<String> existing = ours();
         List<String> wanted = namespaces();
         if (existing.containsAll(wanted)) {
-            out.println("the lab " + topology.name() + " is already up: " + wanted.size() + " namespaces");
+            out.println(
+                    "the lab "
+                            + topology.name()
+                            + " is already up: "
+                            + wanted.size()
+                            + " namespaces");
             return;
         }
         if (!existing.isEmpty()) {
-            throw new KfpException("the lab " + topology.name() + " is half up (namespaces " + existing
-                    + "); run 'kfp lab down', then 'kfp lab up'.");
+            throw new KfpException(
+                    "the lab "
+                            + topology.name()
+                            + " is half up (namespaces "
+                            + existing
+                            + "); run 'kfp lab down', then 'kfp lab up'.");
         }
         String net = topology.bridgeNamespace();
         try {
             ip("netns", "add", net);
             ip("-n", net, "link", "add", BRIDGE, "type", "bridge");
             ip("-n", net, "link", "set", BRIDGE, "up");
-            int prefixLength = Integer.parseInt(topology.subnet().substring(topology.subnet().indexOf('/') + 1));
+            int prefixLength =
+                    Integer.parseInt(
+                            topology.subnet().substring(topology.subnet().indexOf('/') + 1));
             for (Topology.Host host : topology.hosts()) {
                 String ns = topology.namespace(host);
                 ip("netns", "add", ns);
                 ip("-n", ns, "link", "set", "lo", "up");
                 // Both ends are made inside the lab: the machine's own namespace never sees them.
-                ip("-n", net, "link", "add", bridgePort(host), "type", "veth", "peer", "name", "eth0", "netns", ns);
+                ip(
+                        "-n",
+                        net,
+                        "link",
+                        "add",
+                        bridgePort(host),
+                        "type",
+                        "veth",
+                        "peer",
+                        "name",
+                        "eth0",
+                        "netns",
+                        ns);
                 ip("-n", net, "link", "set", bridgePort(host), "master", BRIDGE, "up");
                 ip("-n", ns, "addr", "add", host.address() + "/" + prefixLength, "dev", "eth0");
                 ip("-n", ns, "link", "set", "eth0", "up");
@@ -68,20 +95,40 @@ final class Lab {
             down();
             throw e;
         }
-        out.println("the lab " + topology.name() + " is up: " + topology.hosts().size() + " hosts on " + topology.subnet()
-                + " (" + String.join(", ", topology.hosts().stream().map(h -> h.name() + " " + h.address()).toList()) + ")");
+        out.println(
+                "the lab "
+                        + topology.name()
+                        + " is up: "
+                        + topology.hosts().size()
+                        + " hosts on "
+                        + topology.subnet()
+                        + " ("
+                        + String.join(
+                                ", ",
+                                topology.hosts().stream()
+                                        .map(h -> h.name() + " " + h.address())
+                                        .toList())
+                        + ")");
     }
 
-    /** Removes every namespace of this lab; their interfaces go with them. Processes must be stopped first. */
+    /**
+     * Removes every namespace of this lab; their interfaces go with them. Processes must be stopped
+     * first.
+     */
     void down() {
         requireRoot();
         List<String> existing = ours();
         for (String ns : existing) {
             ip("netns", "del", ns);
         }
-        out.println(existing.isEmpty()
-                ? "the lab " + topology.name() + " is down (nothing to remove)"
-                : "the lab " + topology.name() + " is down: removed " + existing.size() + " namespaces");
+        out.println(
+                existing.isEmpty()
+                        ? "the lab " + topology.name() + " is down (nothing to remove)"
+                        : "the lab "
+                                + topology.name()
+                                + " is down: removed "
+                                + existing.size()
+                                + " namespaces");
     }
 
     boolean isUp() {
@@ -97,7 +144,9 @@ final class Lab {
 
     void heal(Topology.Host host) {
         requireUp();
-        boolean wasDown = !ip("-n", topology.bridgeNamespace(), "link", "show", bridgePort(host)).contains(",UP");
+        boolean wasDown =
+                !ip("-n", topology.bridgeNamespace(), "link", "show", bridgePort(host))
+                        .contains(",UP");
         ip("-n", topology.bridgeNamespace(), "link", "set", bridgePort(host), "up");
         if (wasDown) {
             out.println("healed " + host.name() + " (" + host.address() + "): its link is up");
@@ -107,7 +156,8 @@ final class Lab {
     void requireUp() {
         requireRoot();
         if (!isUp()) {
-            throw new KfpException("the lab " + topology.name() + " is not up: run 'kfp lab up' first.");
+            throw new KfpException(
+                    "the lab " + topology.name() + " is not up: run 'kfp lab up' first.");
         }
     }
 
@@ -118,13 +168,23 @@ final class Lab {
         return all;
     }
 
-    /** The namespaces named like this lab's, whoever made them: only ours carry the kfp-NAME- prefix. */
+    /**
+     * The namespaces named like this lab's, whoever made them: only ours carry the kfp-NAME-
+     * prefix.
+     */
     private List<String> ours() {
         String prefix = "kfp-" + topology.name() + "-";
-        return ip("netns", "list").lines()
+        return ip("netns", "list")
+                .lines()
                 .map(l -> l.split("\\s+")[0])
                 .filter(n -> n.startsWith(prefix))
-                .sorted((a, b) -> a.equals(topology.bridgeNamespace()) ? 1 : b.equals(topology.bridgeNamespace()) ? -1 : a.compareTo(b))
+                .sorted(
+                        (a, b) ->
+                                a.equals(topology.bridgeNamespace())
+                                        ? 1
+                                        : b.equals(topology.bridgeNamespace())
+                                                ? -1
+                                                : a.compareTo(b))
                 .toList();
     }
 
@@ -138,13 +198,19 @@ final class Lab {
         command.addAll(List.of(args));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String output =
+                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new KfpException(String.join(" ", command) + " failed: " + output.trim(), KfpException.FAILED);
+                throw new KfpException(
+                        String.join(" ", command) + " failed: " + output.trim(),
+                        KfpException.FAILED);
             }
             return output;
         } catch (IOException e) {
-            throw new KfpException("cannot run 'ip' (Debian: apt-get install iproute2): " + e.getMessage(), KfpException.FAILED, e);
+            throw new KfpException(
+                    "cannot run 'ip' (Debian: apt-get install iproute2): " + e.getMessage(),
+                    KfpException.FAILED,
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KfpException("interrupted", KfpException.FAILED, e);
@@ -153,15 +219,18 @@ final class Lab {
 
     static void requireRoot() {
         if (!isRoot()) {
-            throw new KfpException("the lab needs root (it creates network namespaces with 'ip netns'); run kfp as root,"
-                    + " e.g. sudo -E deploy/bin/kfp lab up.");
+            throw new KfpException(
+                    "the lab needs root (it creates network namespaces with 'ip netns'); run kfp as root,"
+                            + " e.g. sudo -E deploy/bin/kfp lab up.");
         }
     }
 
     /** Whether this process runs as root (uid 0, from /proc: the lab is Linux-only anyway). */
     static boolean isRoot() {
         try {
-            return Files.readString(Path.of("/proc/self/status")).lines().filter(l -> l.startsWith("Uid:"))
+            return Files.readString(Path.of("/proc/self/status"))
+                    .lines()
+                    .filter(l -> l.startsWith("Uid:"))
                     .anyMatch(l -> l.split("\\s+")[1].equals("0"));
         } catch (IOException e) {
             return false;
@@ -180,7 +249,8 @@ final class Lab {
                 return false;
             }
             try (var names = Files.list(netns)) {
-                for (Path ns : names.filter(p -> p.getFileName().toString().startsWith("kfp-")).toList()) {
+                for (Path ns :
+                        names.filter(p -> p.getFileName().toString().startsWith("kfp-")).toList()) {
                     if (self.equals(Files.getAttribute(ns, "unix:ino"))) {
                         return true;
                     }
@@ -198,8 +268,11 @@ final class Lab {
      */
     static void requireInside(String address) {
         if (!inside()) {
-            throw new IllegalStateException("refusing to connect to " + address + " from the machine's own network"
-                    + " namespace: lab addresses exist only inside the lab (run this through deploy/bin/kfp).");
+            throw new IllegalStateException(
+                    "refusing to connect to "
+                            + address
+                            + " from the machine's own network"
+                            + " namespace: lab addresses exist only inside the lab (run this through deploy/bin/kfp).");
         }
     }
 }

@@ -86,23 +86,30 @@ final class Processes {
             return true; // no /proc: trust the PID file, as Flink's own scripts do
         }
         try {
-            return new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ').contains(run.toString());
+            return new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8)
+                    .replace('\0', ' ')
+                    .contains(run.toString());
         } catch (IOException e) {
             return false; // it ended while we looked
         }
     }
 
     /**
-     * Starts {@code command} detached, in a session of its own (setsid: Ctrl-C or a closed
-     * terminal of the kfp that started it does not reach it), stdout and stderr to {@code output},
-     * and records its PID. Does nothing but say so if {@code name} is already running.
+     * Starts {@code command} detached, in a session of its own (setsid: Ctrl-C or a closed terminal
+     * of the kfp that started it does not reach it), stdout and stderr to {@code output}, and
+     * records its PID. Does nothing but say so if {@code name} is already running.
      */
     void start(String name, Path output, List<String> command, Path workDir) {
         start(name, output, command, workDir, java.util.Map.of());
     }
 
     /** As {@link #start(String, Path, List, Path)}, with {@code environment} added to kfp's own. */
-    void start(String name, Path output, List<String> command, Path workDir, java.util.Map<String, String> environment) {
+    void start(
+            String name,
+            Path output,
+            List<String> command,
+            Path workDir,
+            java.util.Map<String, String> environment) {
         OptionalLong existing = running(name);
         if (existing.isPresent()) {
             out.println(name + " already running (pid " + existing.getAsLong() + ")");
@@ -117,12 +124,13 @@ final class Processes {
             detached.addAll(command);
             ProcessBuilder builder = new ProcessBuilder(detached);
             builder.environment().putAll(environment);
-            Process process = builder
-                    .directory(workDir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(output.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .start();
+            Process process =
+                    builder.directory(workDir.toFile())
+                            .redirectErrorStream(true)
+                            .redirectOutput(output.toFile())
+                            .redirectInput(
+                                    ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                            .start();
             try {
                 Files.writeString(pidFile(name), process.pid() + "\n");
             } catch (IOException e) {
@@ -130,14 +138,18 @@ final class Processes {
                 throw e;
             }
             // The JVM spawns through a helper that then execs the command: until it has, the PID's
-            // command line is the helper's, and running(name) would not know it. Started means tracked.
+            // command line is the helper's, and running(name) would not know it. Started means
+            // tracked.
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
-            while (process.isAlive() && !mentionsRunDir(process.pid()) && System.nanoTime() < deadline) {
+            while (process.isAlive()
+                    && !mentionsRunDir(process.pid())
+                    && System.nanoTime() < deadline) {
                 sleep(java.time.Duration.ofMillis(5));
             }
             out.println("started " + name + " (pid " + process.pid() + ")");
         } catch (IOException e) {
-            throw new KfpException("could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
+            throw new KfpException(
+                    "could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
         }
     }
 
@@ -145,7 +157,14 @@ final class Processes {
      * Starts a server (unless it runs already) and waits until it answers on {@code address:port}:
      * what kfp does for every broker, store and coordinator it runs.
      */
-    void startAndAwait(String name, String what, Path output, List<String> command, Path workDir, String address, int port) {
+    void startAndAwait(
+            String name,
+            String what,
+            Path output,
+            List<String> command,
+            Path workDir,
+            String address,
+            int port) {
         start(name, output, command, workDir);
         awaitPort(address, port, what, name, output, Duration.ofSeconds(60));
     }
@@ -153,10 +172,14 @@ final class Processes {
     /** {@code LABEL: running (pid N), DETAIL} or {@code LABEL: stopped}: one line of kfp status. */
     String describe(String name, String label, String detail) {
         OptionalLong pid = running(name);
-        return pid.isPresent() ? label + ": running (pid " + pid.getAsLong() + "), " + detail : label + ": stopped";
+        return pid.isPresent()
+                ? label + ": running (pid " + pid.getAsLong() + "), " + detail
+                : label + ": stopped";
     }
 
-    /** SIGKILL at once, as a crash would: the fault tests' kill -9. Returns whether it was running. */
+    /**
+     * SIGKILL at once, as a crash would: the fault tests' kill -9. Returns whether it was running.
+     */
     boolean kill(String name) {
         OptionalLong pid = running(name);
         if (pid.isEmpty()) {
@@ -171,8 +194,14 @@ final class Processes {
         try {
             process.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new KfpException("kill -9 of " + name + " (pid " + pid.getAsLong() + ") did not end it within 30 s",
-                    KfpException.FAILED, e);
+            throw new KfpException(
+                    "kill -9 of "
+                            + name
+                            + " (pid "
+                            + pid.getAsLong()
+                            + ") did not end it within 30 s",
+                    KfpException.FAILED,
+                    e);
         }
         out.println("killed " + name + " (pid " + pid.getAsLong() + ") with SIGKILL");
         return true;
@@ -205,7 +234,14 @@ final class Processes {
             if (process.isAlive()) {
                 process.destroyForcibly();
                 Files.deleteIfExists(pidFile(name));
-                out.println("killed " + name + " (pid " + pid.getAsLong() + ") after " + grace.toSeconds() + " s");
+                out.println(
+                        "killed "
+                                + name
+                                + " (pid "
+                                + pid.getAsLong()
+                                + ") after "
+                                + grace.toSeconds()
+                                + " s");
             } else {
                 Files.deleteIfExists(pidFile(name));
                 out.println("stopped " + name + " (pid " + pid.getAsLong() + ")");
@@ -218,7 +254,10 @@ final class Processes {
         }
     }
 
-    /** The names of the PID files that start with {@code prefix}, in numeric order (taskmanager-2 before -10). */
+    /**
+     * The names of the PID files that start with {@code prefix}, in numeric order (taskmanager-2
+     * before -10).
+     */
     List<String> tracked(String prefix) {
         Path dir = run.resolve("pid");
         if (!Files.isDirectory(dir)) {
@@ -228,7 +267,9 @@ final class Processes {
             return files.map(p -> p.getFileName().toString())
                     .filter(f -> f.startsWith(prefix) && f.endsWith(".pid"))
                     .map(f -> f.substring(0, f.length() - ".pid".length()))
-                    .sorted(Comparator.comparingInt((String n) -> n.length()).thenComparing(Comparator.naturalOrder()))
+                    .sorted(
+                            Comparator.comparingInt((String n) -> n.length())
+                                    .thenComparing(Comparator.naturalOrder()))
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -243,7 +284,8 @@ final class Processes {
         awaitPort("127.0.0.1", port, what, name, output, timeout);
     }
 
-    void awaitPort(String address, int port, String what, String name, Path output, Duration timeout) {
+    void awaitPort(
+            String address, int port, String what, String name, Path output, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!portOpen(address, port)) {
             // Whether the PID just started is still alive, not running(name): while the launcher
@@ -252,11 +294,19 @@ final class Processes {
             OptionalLong started = recorded(name);
             if (started.isEmpty() || !alive(started.getAsLong())) {
                 tail(output, 20).forEach(err::println);
-                throw new KfpException(what + " exited while starting; the lines above are from " + output + ".");
+                throw new KfpException(
+                        what + " exited while starting; the lines above are from " + output + ".");
             }
             if (System.nanoTime() > deadline) {
-                throw new KfpException(what + " did not open port " + port + " within " + timeout.toSeconds()
-                        + " s; see " + output + ", then 'kfp cluster stop' / 'kfp kafka stop'.");
+                throw new KfpException(
+                        what
+                                + " did not open port "
+                                + port
+                                + " within "
+                                + timeout.toSeconds()
+                                + " s; see "
+                                + output
+                                + ", then 'kfp cluster stop' / 'kfp kafka stop'.");
             }
             sleep(Duration.ofMillis(100));
         }
@@ -266,7 +316,9 @@ final class Processes {
         return portOpen("127.0.0.1", port);
     }
 
-    /** Whether {@code address:port} accepts a connection; a lab address only from inside the lab. */
+    /**
+     * Whether {@code address:port} accepts a connection; a lab address only from inside the lab.
+     */
     static boolean portOpen(String address, int port) {
         if (!address.startsWith("127.")) {
             Lab.requireInside(address);
@@ -282,7 +334,12 @@ final class Processes {
     /** Refuses to start next to something else on our port: it would look like us. */
     static void requireFreePort(int port, String variable) {
         if (portOpen(port)) {
-            throw new KfpException("port " + port + " is in use by another process; stop it, or set " + variable + " to a free port.");
+            throw new KfpException(
+                    "port "
+                            + port
+                            + " is in use by another process; stop it, or set "
+                            + variable
+                            + " to a free port.");
         }
     }
 
@@ -304,13 +361,16 @@ final class Processes {
         List<Thread> threads = new ArrayList<>();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         for (T item : items) {
-            Thread t = new Thread(() -> {
-                try {
-                    action.accept(item);
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "kfp-" + item);
+            Thread t =
+                    new Thread(
+                            () -> {
+                                try {
+                                    action.accept(item);
+                                } catch (RuntimeException e) {
+                                    failure.compareAndSet(null, e);
+                                }
+                            },
+                            "kfp-" + item);
             threads.add(t);
             t.start();
         }

@@ -4,9 +4,9 @@ import java.io.PrintStream;
 import java.util.Locale;
 
 /**
- * How far a long kfp command is: on a terminal a bar redrawn in place
- * ({@code waiting for TaskManagers [######------] 2/3, 14 s}); in a pipe one plain line each
- * time the count moves, so a log shows the steps without control codes.
+ * How far a long kfp command is: on a terminal a bar redrawn in place ({@code waiting for
+ * TaskManagers [######------] 2/3, 14 s}); in a pipe one plain line each time the count moves, so a
+ * log shows the steps without control codes.
  */
 final class Progress {
 
@@ -39,9 +39,19 @@ final class Progress {
         shown = done;
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
         int filled = total == 0 ? WIDTH : Math.min(WIDTH, done * WIDTH / total);
-        String line = terminal
-                ? String.format(Locale.ROOT, "\r%s [%s%s] %d/%d, %d s", what, "#".repeat(filled), "-".repeat(WIDTH - filled), done, total, seconds)
-                : String.format(Locale.ROOT, "%s: %d/%d after %d s%n", what, done, total, seconds);
+        String line =
+                terminal
+                        ? String.format(
+                                Locale.ROOT,
+                                "\r%s [%s%s] %d/%d, %d s",
+                                what,
+                                "#".repeat(filled),
+                                "-".repeat(WIDTH - filled),
+                                done,
+                                total,
+                                seconds)
+                        : String.format(
+                                Locale.ROOT, "%s: %d/%d after %d s%n", what, done, total, seconds);
         out.print(line);
         out.flush();
     }

@@ -14,8 +14,8 @@ import java.util.Properties;
 /**
  * The topology's S3 store: S3Proxy ({@code org.gaul:s3proxy}, its filesystem backend) on the s3
  * host, configured by {@code conf/s3proxy/s3proxy.properties}, holding the bucket {@value #BUCKET}
- * for checkpoints, savepoints and the JobManagers' HA directory. Its access key and secret are
- * made once per run directory and kept in {@code RUN/s3/credentials}, readable by its owner only.
+ * for checkpoints, savepoints and the JobManagers' HA directory. Its access key and secret are made
+ * once per run directory and kept in {@code RUN/s3/credentials}, readable by its owner only.
  */
 final class S3Store {
 
@@ -67,15 +67,35 @@ final class S3Store {
             Files.createDirectories(log);
             // The filesystem backend's buckets are the directories of its base directory.
             Files.createDirectories(settings.hostRun(host).resolve("s3-data").resolve(BUCKET));
-            Files.writeString(properties, fill(settings.fill(Files.readString(settings.home().resolve("conf/s3proxy/s3proxy.properties")), host)));
+            Files.writeString(
+                    properties,
+                    fill(
+                            settings.fill(
+                                    Files.readString(
+                                            settings.home()
+                                                    .resolve("conf/s3proxy/s3proxy.properties")),
+                                    host)));
             Files.setPosixFilePermissions(properties, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> command = List.of(settings.javaBin(), "-Xmx256m", "-jar",
-                settings.dist().resolve("s3proxy").resolve("s3proxy.jar").toString(), "--properties", properties.toString());
-        settings.processes(host, out, err).startAndAwait(NAME, "S3Proxy on " + host.name(), log.resolve("s3proxy.out"),
-                command, settings.hostRun(host), host.address(), PORT);
+        List<String> command =
+                List.of(
+                        settings.javaBin(),
+                        "-Xmx256m",
+                        "-jar",
+                        settings.dist().resolve("s3proxy").resolve("s3proxy.jar").toString(),
+                        "--properties",
+                        properties.toString());
+        settings.processes(host, out, err)
+                .startAndAwait(
+                        NAME,
+                        "S3Proxy on " + host.name(),
+                        log.resolve("s3proxy.out"),
+                        command,
+                        settings.hostRun(host),
+                        host.address(),
+                        PORT);
     }
 
     void stop() {
@@ -83,8 +103,12 @@ final class S3Store {
     }
 
     void status() {
-        out.println(settings.processes(host, out, err).describe(NAME, "s3proxy on " + host.name(),
-                "http://" + host.address() + ":" + PORT + " bucket " + BUCKET));
+        out.println(
+                settings.processes(host, out, err)
+                        .describe(
+                                NAME,
+                                "s3proxy on " + host.name(),
+                                "http://" + host.address() + ":" + PORT + " bucket " + BUCKET));
     }
 
     /** Made once per run directory with a random secret; never printed. */
@@ -95,7 +119,13 @@ final class S3Store {
                 Files.createDirectories(file.getParent());
                 byte[] secret = new byte[20];
                 new SecureRandom().nextBytes(secret);
-                Files.writeString(file, "identity=kfp-" + settings.topology().name() + "\ncredential=" + HexFormat.of().formatHex(secret) + "\n");
+                Files.writeString(
+                        file,
+                        "identity=kfp-"
+                                + settings.topology().name()
+                                + "\ncredential="
+                                + HexFormat.of().formatHex(secret)
+                                + "\n");
                 Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
             }
             Properties p = new Properties();

@@ -11,9 +11,9 @@ import java.util.List;
 /**
  * Kafka's {@code kafka-storage.sh format} for the secure broker, run in its own JVM by {@link
  * KafkaBroker}: the SCRAM users' {@code --add-scram} arguments, which hold their passwords, are
- * read from the run directory here and handed to StorageTool in memory, so no password is ever on
- * a command line ({@code ps}, {@code /proc/PID/cmdline}). StorageTool prints the bootstrap records
- * it writes, the users' salted keys among them; those are cut from its output (the format log).
+ * read from the run directory here and handed to StorageTool in memory, so no password is ever on a
+ * command line ({@code ps}, {@code /proc/PID/cmdline}). StorageTool prints the bootstrap records it
+ * writes, the users' salted keys among them; those are cut from its output (the format log).
  *
  * <p>Arguments: the run directory, the users (comma-separated names), then StorageTool's own
  * ({@code format -t ID -c FILE ...}). It runs on Kafka's classpath, which has no Flink.
@@ -24,8 +24,10 @@ public final class StorageFormat {
 
     public static void main(String[] args) {
         List<String> storageTool = new ArrayList<>(List.of(args).subList(2, args.length));
-        storageTool.addAll(new KafkaSecurity(Path.of(args[0])).scramArguments(List.of(args[1].split(","))));
-        System.setOut(new PrintStream(new WithoutScramKeys(System.out), true, StandardCharsets.UTF_8));
+        storageTool.addAll(
+                new KafkaSecurity(Path.of(args[0])).scramArguments(List.of(args[1].split(","))));
+        System.setOut(
+                new PrintStream(new WithoutScramKeys(System.out), true, StandardCharsets.UTF_8));
         kafka.tools.StorageTool.main(storageTool.toArray(String[]::new));
     }
 
@@ -39,7 +41,9 @@ public final class StorageFormat {
         }
 
         static String filter(String text) {
-            return text.replaceAll("UserScramCredentialRecord\\(name='([^']*)'[^)]*\\)", "UserScramCredentialRecord(name='$1', keys not shown)");
+            return text.replaceAll(
+                    "UserScramCredentialRecord\\(name='([^']*)'[^)]*\\)",
+                    "UserScramCredentialRecord(name='$1', keys not shown)");
         }
 
         @Override

@@ -9,9 +9,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
 
 /**
- * Tells kfp the id of the job that {@code flink run} just submitted, without reading it out of
- * the CLI's output: kfp registers this listener with {@code -Dexecution.job-listeners} and names
- * a file in the system property {@value #FILE_PROPERTY}; Flink calls it on submission.
+ * Tells kfp the id of the job that {@code flink run} just submitted, without reading it out of the
+ * CLI's output: kfp registers this listener with {@code -Dexecution.job-listeners} and names a file
+ * in the system property {@value #FILE_PROPERTY}; Flink calls it on submission.
  */
 public final class SubmittedJobId implements JobListener {
 

@@ -28,7 +28,10 @@ final class Topics {
         this.out = out;
     }
 
-    /** The Admin client kfp uses for everything it asks Kafka (as its admin user on the secure broker): calls give up after 30 s. */
+    /**
+     * The Admin client kfp uses for everything it asks Kafka (as its admin user on the secure
+     * broker): calls give up after 30 s.
+     */
     static Admin admin(KfpSettings settings) {
         return admin(settings, java.time.Duration.ofSeconds(30));
     }
@@ -36,12 +39,19 @@ final class Topics {
     /** The same client, its calls giving up after {@code timeout}. */
     static Admin admin(KfpSettings settings, java.time.Duration timeout) {
         Properties props = settings.kafkaClient();
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeout.toMillis()));
-        props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(Math.min(timeout.toMillis(), 30_000)));
+        props.setProperty(
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                String.valueOf(timeout.toMillis()));
+        props.setProperty(
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                String.valueOf(Math.min(timeout.toMillis(), 30_000)));
         return Admin.create(props);
     }
 
-    /** The answer to an Admin call, or a KfpException that says what kfp asked Kafka to do and why it did not. */
+    /**
+     * The answer to an Admin call, or a KfpException that says what kfp asked Kafka to do and why
+     * it did not.
+     */
     static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
         try {
             return future.get(60, TimeUnit.SECONDS);
@@ -51,13 +61,30 @@ final class Topics {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
-                throw new KfpException("Kafka did not answer when asked to " + what + " (" + cause.getMessage() + ")", KfpException.FAILED, cause);
+                throw new KfpException(
+                        "Kafka did not answer when asked to "
+                                + what
+                                + " ("
+                                + cause.getMessage()
+                                + ")",
+                        KfpException.FAILED,
+                        cause);
             }
-            throw new KfpException("Kafka refused to " + what + ": " + cause
-                    + (cause instanceof UnknownTopicOrPartitionException ? " (kfp topics create makes the jobs' topics)" : ""),
-                    KfpException.FAILED, cause);
+            throw new KfpException(
+                    "Kafka refused to "
+                            + what
+                            + ": "
+                            + cause
+                            + (cause instanceof UnknownTopicOrPartitionException
+                                    ? " (kfp topics create makes the jobs' topics)"
+                                    : ""),
+                    KfpException.FAILED,
+                    cause);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new KfpException("Kafka did not answer within 60 s when asked to " + what, KfpException.FAILED, e);
+            throw new KfpException(
+                    "Kafka did not answer within 60 s when asked to " + what,
+                    KfpException.FAILED,
+                    e);
         }
     }
 
@@ -68,18 +95,39 @@ final class Topics {
                 try {
                     NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor);
                     if (replicationFactor > 1) {
-                        // acks=all then means two copies: one broker may die without losing a write.
-                        newTopic.configs(java.util.Map.of(org.apache.kafka.common.config.TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
-                                String.valueOf(replicationFactor - 1)));
+                        // acks=all then means two copies: one broker may die without losing a
+                        // write.
+                        newTopic.configs(
+                                java.util.Map.of(
+                                        org.apache.kafka.common.config.TopicConfig
+                                                .MIN_IN_SYNC_REPLICAS_CONFIG,
+                                        String.valueOf(replicationFactor - 1)));
                     }
                     admin.createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
-                    out.println("created " + topic + " (" + partitions + " partitions"
-                            + (replicationFactor > 1 ? ", " + replicationFactor + " replicas, min.insync.replicas " + (replicationFactor - 1) : "")
-                            + ")");
+                    out.println(
+                            "created "
+                                    + topic
+                                    + " ("
+                                    + partitions
+                                    + " partitions"
+                                    + (replicationFactor > 1
+                                            ? ", "
+                                                    + replicationFactor
+                                                    + " replicas, min.insync.replicas "
+                                                    + (replicationFactor - 1)
+                                            : "")
+                                    + ")");
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new KfpException("could not create topic " + topic + " on " + bootstrap + ": "
-                                + e.getCause().getMessage(), KfpException.FAILED, e);
+                        throw new KfpException(
+                                "could not create topic "
+                                        + topic
+                                        + " on "
+                                        + bootstrap
+                                        + ": "
+                                        + e.getCause().getMessage(),
+                                KfpException.FAILED,
+                                e);
                     }
                     out.println("exists  " + topic);
                 }
@@ -88,14 +136,21 @@ final class Topics {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!allLed(admin, topics)) {
                 if (System.nanoTime() > deadline) {
-                    throw new KfpException("partitions of " + topics + " have no leader after 30 s; see the broker's log (kfp logs kafka).",
+                    throw new KfpException(
+                            "partitions of "
+                                    + topics
+                                    + " have no leader after 30 s; see the broker's log (kfp logs kafka).",
                             KfpException.FAILED);
                 }
                 Processes.sleep(java.time.Duration.ofMillis(100));
             }
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new KfpException("Kafka at " + bootstrap + " did not answer within 30 s: is it running? ('kfp kafka status')",
-                    KfpException.FAILED, e);
+            throw new KfpException(
+                    "Kafka at "
+                            + bootstrap
+                            + " did not answer within 30 s: is it running? ('kfp kafka status')",
+                    KfpException.FAILED,
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KfpException("interrupted", KfpException.FAILED, e);
@@ -103,17 +158,30 @@ final class Topics {
     }
 
     /** Whether every partition has a leader; a topic the broker does not know yet has none. */
-    private boolean allLed(Admin admin, Set<String> topics) throws InterruptedException, java.util.concurrent.TimeoutException {
+    private boolean allLed(Admin admin, Set<String> topics)
+            throws InterruptedException, java.util.concurrent.TimeoutException {
         try {
-            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+            return admin
+                    .describeTopics(topics)
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
                     .flatMap(d -> d.partitions().stream())
                     .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return false;
             }
-            throw new KfpException("could not describe " + topics + " on " + bootstrap + ": " + e.getCause().getMessage(),
-                    KfpException.FAILED, e);
+            throw new KfpException(
+                    "could not describe "
+                            + topics
+                            + " on "
+                            + bootstrap
+                            + ": "
+                            + e.getCause().getMessage(),
+                    KfpException.FAILED,
+                    e);
         }
     }
 }

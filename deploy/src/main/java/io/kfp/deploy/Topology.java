@@ -15,20 +15,30 @@ import java.util.Set;
 import org.apache.flink.configuration.YamlParserUtils;
 
 /**
- * Which hosts there are and which roles run on each, from a topology file such as
- * {@code deploy/conf/topology/lab.yaml} ({@code KFP_TOPOLOGY}). Without one, kfp runs today's
- * one-host setup: everything on 127.0.0.1.
+ * Which hosts there are and which roles run on each, from a topology file such as {@code
+ * deploy/conf/topology/lab.yaml} ({@code KFP_TOPOLOGY}). Without one, kfp runs today's one-host
+ * setup: everything on 127.0.0.1.
  *
  * <p>A role is started on its host through the topology's launcher: {@code netns} runs it with
- * {@code ip netns exec kfp-NAME-HOST} (the lab); {@code ssh} would run it with {@code ssh HOST},
- * as Flink's own start-cluster.sh does with its masters and workers files (documented, not tested
+ * {@code ip netns exec kfp-NAME-HOST} (the lab); {@code ssh} would run it with {@code ssh HOST}, as
+ * Flink's own start-cluster.sh does with its masters and workers files (documented, not tested
  * here).
  */
 record Topology(String name, Launcher launcher, String subnet, List<Host> hosts) {
 
-    enum Launcher { NETNS, SSH }
+    enum Launcher {
+        NETNS,
+        SSH
+    }
 
-    enum Role { KAFKA, ZOOKEEPER, S3, JOBMANAGER, TASKMANAGER, CLIENT }
+    enum Role {
+        KAFKA,
+        ZOOKEEPER,
+        S3,
+        JOBMANAGER,
+        TASKMANAGER,
+        CLIENT
+    }
 
     record Host(String name, String address, Set<Role> roles) {
         boolean has(Role role) {
@@ -38,12 +48,18 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
 
     /** The file at {@code value}, or {@code deploy/conf/topology/VALUE.yaml} for a bare name. */
     static Topology load(String value, Path home, Path callerDir) {
-        Path file = value.matches("[a-z0-9-]+")
-                ? home.resolve("conf").resolve("topology").resolve(value + ".yaml")
-                : callerDir.resolve(value);
+        Path file =
+                value.matches("[a-z0-9-]+")
+                        ? home.resolve("conf").resolve("topology").resolve(value + ".yaml")
+                        : callerDir.resolve(value);
         if (!Files.isRegularFile(file)) {
-            throw new KfpException("KFP_TOPOLOGY=" + value + ": " + file + " does not exist; give a topology file"
-                    + " (e.g. deploy/conf/topology/lab.yaml) or unset KFP_TOPOLOGY for the one-host setup.");
+            throw new KfpException(
+                    "KFP_TOPOLOGY="
+                            + value
+                            + ": "
+                            + file
+                            + " does not exist; give a topology file"
+                            + " (e.g. deploy/conf/topology/lab.yaml) or unset KFP_TOPOLOGY for the one-host setup.");
         }
         Map<String, Object> yaml;
         try {
@@ -58,14 +74,19 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
     static Topology parse(Map<String, Object> yaml, String origin) {
         String name = string(yaml, "name", origin);
         if (!name.matches("[a-z][a-z0-9]{0,7}")) {
-            throw problem(origin, "name", name, "a lowercase letter then up to 7 letters or digits (it is part of every namespace name)");
+            throw problem(
+                    origin,
+                    "name",
+                    name,
+                    "a lowercase letter then up to 7 letters or digits (it is part of every namespace name)");
         }
         String launcherText = string(yaml, "launcher", origin);
         Launcher launcher;
         try {
             launcher = Launcher.valueOf(launcherText.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw problem(origin, "launcher", launcherText, "netns (the lab on this machine) or ssh");
+            throw problem(
+                    origin, "launcher", launcherText, "netns (the lab on this machine) or ssh");
         }
         String subnet = string(yaml, "subnet", origin);
         if (!subnet.matches("\\d+\\.\\d+\\.\\d+\\.0/24")) {
@@ -74,7 +95,11 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
         String prefix = subnet.substring(0, subnet.lastIndexOf('.') + 1);
         Object hostsYaml = yaml.get("hosts");
         if (!(hostsYaml instanceof Map<?, ?> hostMap) || hostMap.isEmpty()) {
-            throw problem(origin, "hosts", String.valueOf(hostsYaml), "a map of host name -> {address, roles}");
+            throw problem(
+                    origin,
+                    "hosts",
+                    String.valueOf(hostsYaml),
+                    "a map of host name -> {address, roles}");
         }
         List<Host> hosts = new ArrayList<>();
         Map<String, String> addresses = new LinkedHashMap<>();
@@ -82,29 +107,51 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
             String host = String.valueOf(entry.getKey());
             String where = "hosts." + host;
             if (!host.matches("[a-z][a-z0-9]{0,9}")) {
-                throw problem(origin, where, host, "a host name of a lowercase letter then up to 9 letters or digits");
+                throw problem(
+                        origin,
+                        where,
+                        host,
+                        "a host name of a lowercase letter then up to 9 letters or digits");
             }
             if (!(entry.getValue() instanceof Map<?, ?> h)) {
-                throw problem(origin, where, String.valueOf(entry.getValue()), "{address: A.B.C.D, roles: [...]}");
+                throw problem(
+                        origin,
+                        where,
+                        String.valueOf(entry.getValue()),
+                        "{address: A.B.C.D, roles: [...]}");
             }
             String address = string((Map<String, Object>) h, "address", origin + " " + where);
-            if (!address.startsWith(prefix) || !isIpv4(address) || address.endsWith(".0") || address.endsWith(".255")) {
+            if (!address.startsWith(prefix)
+                    || !isIpv4(address)
+                    || address.endsWith(".0")
+                    || address.endsWith(".255")) {
                 throw problem(origin, where + ".address", address, "an address in " + subnet);
             }
             if (addresses.containsKey(address)) {
-                throw problem(origin, where + ".address", address, "an address of its own (" + addresses.get(address) + " has it)");
+                throw problem(
+                        origin,
+                        where + ".address",
+                        address,
+                        "an address of its own (" + addresses.get(address) + " has it)");
             }
             addresses.put(address, host);
             Set<Role> roles = EnumSet.noneOf(Role.class);
             Object rolesYaml = h.get("roles");
             if (!(rolesYaml instanceof List<?> list) || list.isEmpty()) {
-                throw problem(origin, where + ".roles", String.valueOf(rolesYaml), "a list of roles, e.g. [kafka]");
+                throw problem(
+                        origin,
+                        where + ".roles",
+                        String.valueOf(rolesYaml),
+                        "a list of roles, e.g. [kafka]");
             }
             for (Object role : list) {
                 try {
                     roles.add(Role.valueOf(String.valueOf(role).toUpperCase(Locale.ROOT)));
                 } catch (IllegalArgumentException e) {
-                    throw problem(origin, where + ".roles", String.valueOf(role),
+                    throw problem(
+                            origin,
+                            where + ".roles",
+                            String.valueOf(role),
                             "one of kafka, zookeeper, s3, jobmanager, taskmanager, client");
                 }
             }
@@ -118,22 +165,42 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
     private void check(String origin) {
         int kafka = with(Role.KAFKA).size();
         if (kafka != 1 && kafka != 3 && kafka != 5) {
-            throw new KfpException("topology " + origin + ": " + kafka + " kafka hosts; a KRaft quorum needs 1, 3 or 5.");
+            throw new KfpException(
+                    "topology "
+                            + origin
+                            + ": "
+                            + kafka
+                            + " kafka hosts; a KRaft quorum needs 1, 3 or 5.");
         }
         if (with(Role.JOBMANAGER).isEmpty() || with(Role.TASKMANAGER).isEmpty()) {
-            throw new KfpException("topology " + origin + ": it needs at least one jobmanager and one taskmanager host.");
+            throw new KfpException(
+                    "topology "
+                            + origin
+                            + ": it needs at least one jobmanager and one taskmanager host.");
         }
         if (with(Role.JOBMANAGER).size() > 1 && with(Role.ZOOKEEPER).size() != 1) {
-            throw new KfpException("topology " + origin + ": " + with(Role.JOBMANAGER).size()
-                    + " jobmanagers need one zookeeper host for leader election (high availability).");
+            throw new KfpException(
+                    "topology "
+                            + origin
+                            + ": "
+                            + with(Role.JOBMANAGER).size()
+                            + " jobmanagers need one zookeeper host for leader election (high availability).");
         }
         for (Role one : List.of(Role.ZOOKEEPER, Role.S3, Role.CLIENT)) {
             if (with(one).size() > 1) {
-                throw new KfpException("topology " + origin + ": more than one " + one.name().toLowerCase(Locale.ROOT) + " host.");
+                throw new KfpException(
+                        "topology "
+                                + origin
+                                + ": more than one "
+                                + one.name().toLowerCase(Locale.ROOT)
+                                + " host.");
             }
         }
         if (launcher == Launcher.NETNS && with(Role.CLIENT).size() != 1) {
-            throw new KfpException("topology " + origin + ": the lab needs one client host, where kfp and the tests' clients run.");
+            throw new KfpException(
+                    "topology "
+                            + origin
+                            + ": the lab needs one client host, where kfp and the tests' clients run.");
         }
     }
 
@@ -142,9 +209,19 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
     }
 
     Host host(String name) {
-        return hosts.stream().filter(h -> h.name().equals(name)).findFirst().orElseThrow(() -> new KfpException(
-                "no host " + name + " in topology " + this.name + ": its hosts are "
-                        + hosts.stream().map(Host::name).toList() + "."));
+        return hosts.stream()
+                .filter(h -> h.name().equals(name))
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new KfpException(
+                                        "no host "
+                                                + name
+                                                + " in topology "
+                                                + this.name
+                                                + ": its hosts are "
+                                                + hosts.stream().map(Host::name).toList()
+                                                + "."));
     }
 
     Host client() {
@@ -170,12 +247,14 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
 
     /** Kafka's bootstrap servers: every kafka host's broker listener. */
     String bootstrap(int port) {
-        return String.join(",", with(Role.KAFKA).stream().map(h -> h.address() + ":" + port).toList());
+        return String.join(
+                ",", with(Role.KAFKA).stream().map(h -> h.address() + ":" + port).toList());
     }
 
     private static boolean isIpv4(String address) {
         try {
-            return address.matches("\\d+\\.\\d+\\.\\d+\\.\\d+") && InetAddress.getByName(address).getAddress().length == 4;
+            return address.matches("\\d+\\.\\d+\\.\\d+\\.\\d+")
+                    && InetAddress.getByName(address).getAddress().length == 4;
         } catch (UnknownHostException e) {
             return false;
         }
@@ -190,6 +269,15 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
     }
 
     private static KfpException problem(String origin, String key, String value, String expected) {
-        return new KfpException("topology " + origin + ": " + key + " = '" + value + "': expected " + expected + ".");
+        return new KfpException(
+                "topology "
+                        + origin
+                        + ": "
+                        + key
+                        + " = '"
+                        + value
+                        + "': expected "
+                        + expected
+                        + ".");
     }
 }

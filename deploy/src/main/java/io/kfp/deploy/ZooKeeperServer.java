@@ -11,8 +11,8 @@ import java.util.stream.Stream;
 
 /**
  * The ZooKeeper server through which the JobManagers of a topology elect their leader (and
- * TaskManagers and clients find it): a standalone {@code org.apache.zookeeper} server from
- * {@code target/dist/zookeeper/lib}, configured by {@code conf/zookeeper/zoo.cfg}.
+ * TaskManagers and clients find it): a standalone {@code org.apache.zookeeper} server from {@code
+ * target/dist/zookeeper/lib}, configured by {@code conf/zookeeper/zoo.cfg}.
  */
 final class ZooKeeperServer {
 
@@ -42,19 +42,36 @@ final class ZooKeeperServer {
             Files.createDirectories(dir);
             Files.createDirectories(log);
             Files.createDirectories(settings.hostRun(host).resolve("zookeeper-data"));
-            Files.writeString(dir.resolve("zoo.cfg"),
-                    settings.fill(Files.readString(settings.home().resolve("conf/zookeeper/zoo.cfg")), host));
+            Files.writeString(
+                    dir.resolve("zoo.cfg"),
+                    settings.fill(
+                            Files.readString(settings.home().resolve("conf/zookeeper/zoo.cfg")),
+                            host));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> command = new ArrayList<>(List.of(settings.javaBin(), "-Xmx256m",
-                "-Dlog.file=" + log.resolve("zookeeper.log"),
-                "-Dlog4j.configurationFile=" + settings.flinkConf().resolve("log4j.properties"),
-                "-Dzookeeper.jmx.log4j.disable=true",
-                "-cp", classpath(),
-                "org.apache.zookeeper.server.ZooKeeperServerMain", dir.resolve("zoo.cfg").toString()));
-        settings.processes(host, out, err).startAndAwait(NAME, "ZooKeeper on " + host.name(), log.resolve("zookeeper.out"),
-                command, settings.hostRun(host), host.address(), PORT);
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                settings.javaBin(),
+                                "-Xmx256m",
+                                "-Dlog.file=" + log.resolve("zookeeper.log"),
+                                "-Dlog4j.configurationFile="
+                                        + settings.flinkConf().resolve("log4j.properties"),
+                                "-Dzookeeper.jmx.log4j.disable=true",
+                                "-cp",
+                                classpath(),
+                                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                                dir.resolve("zoo.cfg").toString()));
+        settings.processes(host, out, err)
+                .startAndAwait(
+                        NAME,
+                        "ZooKeeper on " + host.name(),
+                        log.resolve("zookeeper.out"),
+                        command,
+                        settings.hostRun(host),
+                        host.address(),
+                        PORT);
     }
 
     void stop() {
@@ -62,17 +79,25 @@ final class ZooKeeperServer {
     }
 
     void status() {
-        out.println(settings.processes(host, out, err).describe(NAME, "zookeeper on " + host.name(), connectString()));
+        out.println(
+                settings.processes(host, out, err)
+                        .describe(NAME, "zookeeper on " + host.name(), connectString()));
     }
 
-    /** ZooKeeper's own jars, and the logging, commons-io and snappy jars it shares with Flink's lib/. */
+    /**
+     * ZooKeeper's own jars, and the logging, commons-io and snappy jars it shares with Flink's
+     * lib/.
+     */
     private String classpath() {
         Path lib = settings.dist().resolve("flink").resolve("lib");
         List<String> entries = new ArrayList<>();
         entries.add(settings.dist().resolve("zookeeper").resolve("lib") + "/*");
         try (Stream<Path> jars = Files.list(lib)) {
             jars.map(p -> p.getFileName().toString())
-                    .filter(n -> n.matches("(commons-io|log4j-api|log4j-core|log4j-slf4j2-impl|slf4j-api|snappy-java)-.*\\.jar"))
+                    .filter(
+                            n ->
+                                    n.matches(
+                                            "(commons-io|log4j-api|log4j-core|log4j-slf4j2-impl|slf4j-api|snappy-java)-.*\\.jar"))
                     .sorted()
                     .forEach(n -> entries.add(lib.resolve(n).toString()));
         } catch (IOException e) {

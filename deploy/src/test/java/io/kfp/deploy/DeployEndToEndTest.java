@@ -35,18 +35,24 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator's path, for real: deploy/bin/kfp (the kfp CLI) starts a Kafka broker and a
- * standalone Flink cluster (separate JVMs), submits the three job jars through Flink's CLI, lines go in by TCP and
- * come out of the sink's TaskManager stdout; then, with the relay busy, a TaskManager running it is
- * killed with -9, the relay is stopped with a savepoint and resumed, and the output topic is
- * checked record by record. Everything started is stopped by PID afterwards, also on failure.
+ * standalone Flink cluster (separate JVMs), submits the three job jars through Flink's CLI, lines
+ * go in by TCP and come out of the sink's TaskManager stdout; then, with the relay busy, a
+ * TaskManager running it is killed with -9, the relay is stopped with a savepoint and resumed, and
+ * the output topic is checked record by record. Everything started is stopped by PID afterwards,
+ * also on failure.
  */
 class DeployEndToEndTest {
 
     static OneHostKfp host;
     static final int LINES = 1_000;
     static final int RECORDS = 200_000;
-    /** One kill here (three until session 7, two until session 8, for the build's 20 minutes): the lab's fault matrix kills a TaskManager too. */
+
+    /**
+     * One kill here (three until session 7, two until session 8, for the build's 20 minutes): the
+     * lab's fault matrix kills a TaskManager too.
+     */
     static final int KILLS = 1;
+
     static final String SECRET = "e2e-key-s3cret-41f7";
 
     @BeforeAll
@@ -60,7 +66,8 @@ class DeployEndToEndTest {
     @Test
     void theJobManagerServesPrometheusMetricsOnLoopback() throws Exception {
         String first = host.env.get("KFP_PROM_PORTS").split("-")[0];
-        assertThat(OneHostKfp.get("http://127.0.0.1:" + first + "/metrics")).contains("flink_jobmanager_");
+        assertThat(OneHostKfp.get("http://127.0.0.1:" + first + "/metrics"))
+                .contains("flink_jobmanager_");
     }
 
     @Test
@@ -72,8 +79,10 @@ class DeployEndToEndTest {
 
     private static int status(String url) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     /**
@@ -87,36 +96,55 @@ class DeployEndToEndTest {
         String topic = "e2e-lingering";
         TopicPartition partition = new TopicPartition(topic, 0);
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(
+                            List.of(
+                                    new org.apache.kafka.clients.admin.NewTopic(
+                                            topic, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         Properties props = host.client();
         props.setProperty("transactional.id", topic + "-0");
-        try (KafkaProducer<byte[], byte[]> quiet = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> quiet =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             quiet.initTransactions();
             quiet.beginTransaction();
-            quiet.send(new ProducerRecord<>(topic, "held back".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
-            assertThat(lastStableOffset(partition)).as("the last stable offset while the transaction is open").isZero();
+            quiet.send(new ProducerRecord<>(topic, "held back".getBytes(StandardCharsets.UTF_8)))
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(lastStableOffset(partition))
+                    .as("the last stable offset while the transaction is open")
+                    .isZero();
 
             String listed = host.kfp("transactions", "list", "--prefix", topic);
             assertThat(listed).contains(topic + "-0", "Ongoing", partition.toString());
             String aborted = host.kfp("transactions", "abort", "--prefix", topic);
-            assertThat(aborted).contains("aborted " + topic + "-0", partition + " no longer held back");
+            assertThat(aborted)
+                    .contains("aborted " + topic + "-0", partition + " no longer held back");
             // The abort marker follows the record: the last stable offset passes both.
             CommonTestUtils.waitUtil(
                     () -> lastStableOffset(partition) == 2,
-                    Duration.ofSeconds(30), Duration.ofMillis(100), "the partition readable with read_committed again");
-            assertThat(host.kfp("transactions", "list", "--prefix", topic)).contains("no open transaction of prefix " + topic);
-            assertThat(host.kfp("transactions", "abort", "--prefix", topic)).contains("nothing to abort");
-            org.assertj.core.api.Assertions.assertThatThrownBy(quiet::commitTransaction).as("the fenced producer's commit")
+                    Duration.ofSeconds(30),
+                    Duration.ofMillis(100),
+                    "the partition readable with read_committed again");
+            assertThat(host.kfp("transactions", "list", "--prefix", topic))
+                    .contains("no open transaction of prefix " + topic);
+            assertThat(host.kfp("transactions", "abort", "--prefix", topic))
+                    .contains("nothing to abort");
+            org.assertj.core.api.Assertions.assertThatThrownBy(quiet::commitTransaction)
+                    .as("the fenced producer's commit")
                     .isInstanceOf(org.apache.kafka.common.errors.ProducerFencedException.class);
         }
     }
 
     private static long lastStableOffset(TopicPartition partition) {
         try (Admin admin = admin()) {
-            return admin.listOffsets(Map.of(partition, org.apache.kafka.clients.admin.OffsetSpec.latest()),
-                            new org.apache.kafka.clients.admin.ListOffsetsOptions(org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
-                    .partitionResult(partition).get(30, TimeUnit.SECONDS).offset();
+            return admin.listOffsets(
+                            Map.of(partition, org.apache.kafka.clients.admin.OffsetSpec.latest()),
+                            new org.apache.kafka.clients.admin.ListOffsetsOptions(
+                                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+                    .partitionResult(partition)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -129,22 +157,32 @@ class DeployEndToEndTest {
 
     @Test
     void linesReachTheConsoleAndTheRelaySurvivesKillsAndASavepointExactlyOnce() throws Exception {
-        // kfp itself points the jobs at its broker (KFP_KAFKA_PORT) and run directory (KFP_RUN_DIR).
+        // kfp itself points the jobs at its broker (KFP_KAFKA_PORT) and run directory
+        // (KFP_RUN_DIR).
         List<String> overrides = List.of("--checkpoint.interval", "1 s");
         try (ServerSocket lineServer = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             submit("relay", overrides);
             // The same job twice would copy every record twice: refused, naming the running one.
             Commands.Result twice = host.tryKfp("submit", "relay");
             assertThat(twice.exit()).as(twice.output()).isEqualTo(2);
-            assertThat(twice.output()).contains("relay-job is already running on the cluster (job ", "kfp stop relay");
-            // A secret on the sink's command line (a real password would come from a config provider,
-            // but an operator may type one): searched for in everything the cluster logs and serves, below.
+            assertThat(twice.output())
+                    .contains(
+                            "relay-job is already running on the cluster (job ", "kfp stop relay");
+            // A secret on the sink's command line (a real password would come from a config
+            // provider,
+            // but an operator may type one): searched for in everything the cluster logs and
+            // serves, below.
             submit("sink", overrides, "--kafka.properties.ssl.key.password", SECRET);
-            submit("ingest", overrides, "--ingest.endpoints", "127.0.0.1:" + lineServer.getLocalPort());
+            submit(
+                    "ingest",
+                    overrides,
+                    "--ingest.endpoints",
+                    "127.0.0.1:" + lineServer.getLocalPort());
 
             // 1. Lines typed into a socket come out of the sink, on the TaskManagers' stdout.
             List<String> lines = new ArrayList<>();
-            try (Socket ingest = lineServer.accept(); OutputStream out = ingest.getOutputStream()) {
+            try (Socket ingest = lineServer.accept();
+                    OutputStream out = ingest.getOutputStream()) {
                 StringBuilder text = new StringBuilder();
                 for (int i = 0; i < LINES; i++) {
                     lines.add("line-" + i);
@@ -154,7 +192,9 @@ class DeployEndToEndTest {
                 out.flush();
                 CommonTestUtils.waitUtil(
                         () -> printed().size() >= LINES,
-                        Duration.ofMinutes(2), Duration.ofMillis(100), "the sink to print every line");
+                        Duration.ofMinutes(2),
+                        Duration.ofMillis(100),
+                        "the sink to print every line");
                 assertThat(printed()).containsExactlyInAnyOrderElementsOf(lines);
                 assertThat(values(true)).containsExactlyInAnyOrderElementsOf(lines);
             }
@@ -168,7 +208,9 @@ class DeployEndToEndTest {
             try {
                 CommonTestUtils.waitUtil(
                         () -> produced.get() > 20_000,
-                        Duration.ofMinutes(1), Duration.ofMillis(100), "the relay to be busy");
+                        Duration.ofMinutes(1),
+                        Duration.ofMillis(100),
+                        "the relay to be busy");
                 for (int kill = 1; kill <= KILLS; kill++) {
                     recoverySeconds.add(killBusyTaskManagerAndMeasure(kill));
                 }
@@ -183,7 +225,9 @@ class DeployEndToEndTest {
             assertThat(produced.get()).as("records produced").isGreaterThanOrEqualTo(RECORDS);
 
             // 3. Stop the relay with a savepoint, resume it, produce more.
-            String savepoint = kfp("stop", "relay", "--savepoint", host.run.resolve("savepoints").toString()).trim();
+            String savepoint =
+                    kfp("stop", "relay", "--savepoint", host.run.resolve("savepoints").toString())
+                            .trim();
             long savepointBytes = size(Path.of(savepoint.replaceFirst("^file:", "")));
             int total = produced.get() + 10_000;
             produceRange(produced.get(), total);
@@ -191,7 +235,9 @@ class DeployEndToEndTest {
             String stopped = host.kfp("status", "relay");
             assertThat(stopped).contains("relay-job: not running - FINISHED");
             long expected = recordsAfterCommittedOffsets("lines", "kfp.relay-job.default");
-            assertThat(expected).as("records produced while the relay is stopped").isGreaterThanOrEqualTo(10_000);
+            assertThat(expected)
+                    .as("records produced while the relay is stopped")
+                    .isGreaterThanOrEqualTo(10_000);
             assertThat(totalLag(stopped)).as(stopped).isEqualTo(expected);
             List<String> resume = new ArrayList<>(List.of("resume", "relay", "--from", savepoint));
             resume.addAll(overrides);
@@ -199,27 +245,45 @@ class DeployEndToEndTest {
 
             CommonTestUtils.waitUtil(
                     () -> relayedSequenceNumbers() >= total,
-                    Duration.ofMinutes(3), Duration.ofMillis(100), "every record relayed");
-            // The relay runs: kfp refuses to abort its transactions (its checkpoint would fail and it would restart).
+                    Duration.ofMinutes(3),
+                    Duration.ofMillis(100),
+                    "every record relayed");
+            // The relay runs: kfp refuses to abort its transactions (its checkpoint would fail and
+            // it would restart).
             Commands.Result refused = host.tryKfp("transactions", "abort", "relay");
             assertThat(refused.exit()).as(refused.output()).isEqualTo(2);
-            assertThat(refused.output()).contains("relay-job is running on the cluster", "kfp.relay-job.", "kfp stop JOB", "--force");
+            assertThat(refused.output())
+                    .contains(
+                            "relay-job is running on the cluster",
+                            "kfp.relay-job.",
+                            "kfp stop JOB",
+                            "--force");
             List<String> committed = values(true);
             long uncommitted = values(false).size();
             Map<String, Integer> counts = new HashMap<>();
             committed.forEach(v -> counts.merge(v, 1, Integer::sum));
-            long duplicates = counts.values().stream().filter(c -> c > 1).mapToLong(c -> c - 1).sum();
+            long duplicates =
+                    counts.values().stream().filter(c -> c > 1).mapToLong(c -> c - 1).sum();
             long gaps = 0;
             for (int i = 0; i < total; i++) {
                 if (!counts.containsKey("seq-" + i)) {
                     gaps++;
                 }
             }
-            double[] sorted = recoverySeconds.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf("deploy e2e: lines=%d, relayed records=%d, kill -9 recoveries (s)=%s (median %.1f, max %.1f),"
+            double[] sorted =
+                    recoverySeconds.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            System.out.printf(
+                    "deploy e2e: lines=%d, relayed records=%d, kill -9 recoveries (s)=%s (median %.1f, max %.1f),"
                             + " savepoint=%d bytes, aborted records seen with read_uncommitted=%d, duplicates=%d, gaps=%d%n",
-                    LINES, total, recoverySeconds, sorted[sorted.length / 2], sorted[sorted.length - 1], savepointBytes,
-                    uncommitted - committed.size(), duplicates, gaps);
+                    LINES,
+                    total,
+                    recoverySeconds,
+                    sorted[sorted.length / 2],
+                    sorted[sorted.length - 1],
+                    savepointBytes,
+                    uncommitted - committed.size(),
+                    duplicates,
+                    gaps);
             assertThat(duplicates).as("duplicates").isZero();
             assertThat(gaps).as("gaps").isZero();
             assertThat(committed).hasSize(LINES + total);
@@ -227,15 +291,26 @@ class DeployEndToEndTest {
             // committed offset below the last stable offset, and kfp status counts no lag for them.
             CommonTestUtils.waitUtil(
                     () -> totalLag(kfpStatus("sink")) == 0,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "kfp status sink: no lag");
-            String watched = host.kfp("status", "sink", "--watch", "--screens", "2", "--interval", "1 s");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "kfp status sink: no lag");
+            String watched =
+                    host.kfp("status", "sink", "--watch", "--screens", "2", "--interval", "1 s");
             assertThat(watched.split("kfp status - ", -1)).as("two screens\n" + watched).hasSize(3);
-            assertThat(watched).as("no control codes in a pipe").doesNotContain("\033").contains("  lag         0 records");
-            assertThat(markerGaps(watched)).as("partitions whose committed offset is below the last stable offset\n" + watched).isPositive();
+            assertThat(watched)
+                    .as("no control codes in a pipe")
+                    .doesNotContain("\033")
+                    .contains("  lag         0 records");
+            assertThat(markerGaps(watched))
+                    .as(
+                            "partitions whose committed offset is below the last stable offset\n"
+                                    + watched)
+                    .isPositive();
             // kfp verify says the same, byte for byte, with the relay still running.
             Commands.Result verified = host.tryKfp("verify", "--from", "lines", "--to", "relayed");
             assertThat(verified.exit()).as(verified.output()).isZero();
-            assertThat(verified.output()).contains("exactly once " + (LINES + total) + " ", "clean: every input record");
+            assertThat(verified.output())
+                    .contains("exactly once " + (LINES + total) + " ", "clean: every input record");
 
             // 4. The secret given to the sink is nowhere the cluster or kfp prints, logs or serves.
             assertSecretNowhere();
@@ -254,7 +329,9 @@ class DeployEndToEndTest {
         for (Path dir : List.of(host.run.resolve("log"), host.run.resolve("flink-conf"))) {
             try (var files = Files.walk(dir)) {
                 for (Path f : files.filter(Files::isRegularFile).toList()) {
-                    places.put(host.run.relativize(f).toString(), Files.readString(f, StandardCharsets.ISO_8859_1));
+                    places.put(
+                            host.run.relativize(f).toString(),
+                            Files.readString(f, StandardCharsets.ISO_8859_1));
                 }
             }
         }
@@ -265,20 +342,33 @@ class DeployEndToEndTest {
         try (FlinkRest client = host.flinkRest()) {
             sink = client.runningJob("sink-job").toHexString();
         }
-        for (String path : List.of("/jobs/" + sink, "/jobs/" + sink + "/config", "/jobs/" + sink + "/exceptions",
-                "/jobmanager/config", "/jobs/overview")) {
+        for (String path :
+                List.of(
+                        "/jobs/" + sink,
+                        "/jobs/" + sink + "/config",
+                        "/jobs/" + sink + "/exceptions",
+                        "/jobmanager/config",
+                        "/jobs/overview")) {
             places.put("REST " + path, OneHostKfp.get(rest + path));
         }
         assertThat(places).as("files and answers searched").hasSizeGreaterThan(10);
-        assertThat(places.get("REST /jobs/" + sink + "/config")).as("the job's config is served").contains("sink-job");
-        assertThat(places.entrySet().stream().filter(e -> e.getValue().contains(SECRET)).map(Map.Entry::getKey).toList())
-                .as("places that show the sink's password").isEmpty();
+        assertThat(places.get("REST /jobs/" + sink + "/config"))
+                .as("the job's config is served")
+                .contains("sink-job");
+        assertThat(
+                        places.entrySet().stream()
+                                .filter(e -> e.getValue().contains(SECRET))
+                                .map(Map.Entry::getKey)
+                                .toList())
+                .as("places that show the sink's password")
+                .isEmpty();
     }
 
     /**
-     * Kills (-9) a TaskManager running relay tasks (starting a replacement before the next kill) and returns the seconds
-     * from the kill until the relay, having noticed the failure, committed input again on every
-     * partition (its consumer offsets are committed with each completed checkpoint).
+     * Kills (-9) a TaskManager running relay tasks (starting a replacement before the next kill)
+     * and returns the seconds from the kill until the relay, having noticed the failure, committed
+     * input again on every partition (its consumer offsets are committed with each completed
+     * checkpoint).
      */
     private static double killBusyTaskManagerAndMeasure(int kill) throws Exception {
         String rest = host.restUrl();
@@ -290,22 +380,31 @@ class DeployEndToEndTest {
         new ProcessBuilder("kill", "-9", String.valueOf(pid)).inheritIO().start().waitFor();
         CommonTestUtils.waitUtil(
                 () -> failures(rest, jobId) > failuresBefore,
-                Duration.ofMinutes(1), Duration.ofMillis(100), "the relay to notice kill " + kill);
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "the relay to notice kill " + kill);
         Map<TopicPartition, Long> atFailure = groupOffsets();
         CommonTestUtils.waitUtil(
                 () -> {
-            Map<TopicPartition, Long> now = groupOffsets();
-            return !atFailure.isEmpty() && atFailure.entrySet().stream()
-                    .allMatch(e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
-        },
-                Duration.ofMinutes(2), Duration.ofMillis(100), "every input partition's committed offset to move on after kill " + kill);
+                    Map<TopicPartition, Long> now = groupOffsets();
+                    return !atFailure.isEmpty()
+                            && atFailure.entrySet().stream()
+                                    .allMatch(
+                                            e -> now.getOrDefault(e.getKey(), -1L) > e.getValue());
+                },
+                Duration.ofMinutes(2),
+                Duration.ofMillis(100),
+                "every input partition's committed offset to move on after kill " + kill);
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         if (kill < KILLS) {
-            // The replacement becomes the spare for the next kill; after the last one 6 slots are left for the 6 the jobs use.
+            // The replacement becomes the spare for the next kill; after the last one 6 slots are
+            // left for the 6 the jobs use.
             kfp("taskmanager", "start", String.valueOf(3 + kill));
             CommonTestUtils.waitUtil(
                     () -> registeredTaskManagers() == 3,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "the replacement TaskManager");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "the replacement TaskManager");
         }
         return Math.round(seconds * 10) / 10.0;
     }
@@ -313,7 +412,10 @@ class DeployEndToEndTest {
     /** How many failures the job's exception history holds. */
     private static int failures(String rest, String jobId) {
         try {
-            return json(rest + "/jobs/" + jobId + "/exceptions?maxExceptions=100").path("exceptionHistory").path("entries").size();
+            return json(rest + "/jobs/" + jobId + "/exceptions?maxExceptions=100")
+                    .path("exceptionHistory")
+                    .path("entries")
+                    .size();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -324,7 +426,9 @@ class DeployEndToEndTest {
         String rest = host.restUrl();
         String jobId = relayJobId();
         String vertex = json(rest + "/jobs/" + jobId).path("vertices").path(0).path("id").asText();
-        JsonNode tms = json(rest + "/jobs/" + jobId + "/vertices/" + vertex + "/taskmanagers").path("taskmanagers");
+        JsonNode tms =
+                json(rest + "/jobs/" + jobId + "/vertices/" + vertex + "/taskmanagers")
+                        .path("taskmanagers");
         String id = tms.path(0).path("taskmanager-id").asText();
         assertThat(id).as("a TaskManager running the relay in " + tms).matches("tm-\\d+");
         return id.substring("tm-".length());
@@ -337,7 +441,10 @@ class DeployEndToEndTest {
         }
     }
 
-    /** Flink's REST answers the typed client does not expose, read with Flink's own (shaded) Jackson. */
+    /**
+     * Flink's REST answers the typed client does not expose, read with Flink's own (shaded)
+     * Jackson.
+     */
     private static JsonNode json(String url) throws Exception {
         return new ObjectMapper().readTree(OneHostKfp.get(url));
     }
@@ -351,7 +458,9 @@ class DeployEndToEndTest {
     private static Map<TopicPartition, Long> groupOffsets() {
         try (Admin admin = admin()) {
             Map<TopicPartition, Long> offsets = new HashMap<>();
-            admin.listConsumerGroupOffsets("kfp.relay-job.default").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+            admin.listConsumerGroupOffsets("kfp.relay-job.default")
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
                     .forEach((tp, o) -> offsets.put(tp, o == null ? -1L : o.offset()));
             return offsets;
         } catch (Exception e) {
@@ -367,17 +476,26 @@ class DeployEndToEndTest {
         }
     }
 
-    /** The total of kfp status's lag line ("lag  N records behind ..."); fails on an approximate (~N) one. */
+    /**
+     * The total of kfp status's lag line ("lag N records behind ..."); fails on an approximate (~N)
+     * one.
+     */
     static long totalLag(String status) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("  lag +(~?)(\\d+) records behind").matcher(status);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("  lag +(~?)(\\d+) records behind").matcher(status);
         assertThat(m.find()).as("a lag line in\n" + status).isTrue();
         assertThat(m.group(1)).as("an exact lag\n" + status).isEmpty();
         return Long.parseLong(m.group(2));
     }
 
-    /** How many rows of kfp status's lag table show a committed offset other than the last stable one. */
+    /**
+     * How many rows of kfp status's lag table show a committed offset other than the last stable
+     * one.
+     */
     static long markerGaps(String status) {
-        java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^    \\S+-\\d+ +(\\d+) +(\\d+) +0 ").matcher(status);
+        java.util.regex.Matcher row =
+                java.util.regex.Pattern.compile("(?m)^    \\S+-\\d+ +(\\d+) +(\\d+) +0 ")
+                        .matcher(status);
         long gaps = 0;
         while (row.find()) {
             gaps += row.group(1).equals(row.group(2)) ? 0 : 1;
@@ -385,28 +503,42 @@ class DeployEndToEndTest {
         return gaps;
     }
 
-    /** Independently of kfp: the read_committed records of {@code topic} at or after {@code group}'s committed offsets. */
+    /**
+     * Independently of kfp: the read_committed records of {@code topic} at or after {@code group}'s
+     * committed offsets.
+     */
     static long recordsAfterCommittedOffsets(String topic, String group) throws Exception {
         Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed;
         try (Admin admin = admin()) {
-            committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            committed =
+                    admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata()
+                            .get(30, TimeUnit.SECONDS);
         }
         Properties props = host.client();
         props.setProperty("isolation.level", "read_committed");
         long records = 0;
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+                new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                        props,
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                assertThat(System.nanoTime()).as("read " + topic + " to its end within 60 s").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("read " + topic + " to its end within 60 s")
+                        .isLessThan(deadline);
                 for (var r : consumer.poll(Duration.ofMillis(200))) {
                     var c = committed.get(new TopicPartition(r.topic(), r.partition()));
-                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition())) && (c == null || r.offset() >= c.offset())) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))
+                            && (c == null || r.offset() >= c.offset())) {
                         records++;
                     }
                 }
@@ -425,8 +557,12 @@ class DeployEndToEndTest {
             // partition, or "every committed offset moved on" could never hold after the last kill.
             while (producing.get() || produced.get() < RECORDS) {
                 int i = produced.get();
-                producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
-                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)), FAIL_ON_SEND_ERROR);
+                producer.send(
+                        new ProducerRecord<>(
+                                "lines",
+                                ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
+                                ("seq-" + i).getBytes(StandardCharsets.UTF_8)),
+                        FAIL_ON_SEND_ERROR);
                 produced.incrementAndGet();
                 if (i % 100 == 0) {
                     // About 5,000 records/s, so input keeps arriving on every partition through
@@ -443,8 +579,12 @@ class DeployEndToEndTest {
     private static void produceRange(int from, int to) {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = from; i < to; i++) {
-                producer.send(new ProducerRecord<>("lines", ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
-                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)), FAIL_ON_SEND_ERROR);
+                producer.send(
+                        new ProducerRecord<>(
+                                "lines",
+                                ("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8),
+                                ("seq-" + i).getBytes(StandardCharsets.UTF_8)),
+                        FAIL_ON_SEND_ERROR);
             }
             producer.flush();
         }
@@ -453,21 +593,25 @@ class DeployEndToEndTest {
 
     /** Input that failed to be written (or was retried) would look like the relay's fault. */
     static final AtomicInteger SEND_ERRORS = new AtomicInteger();
-    static final org.apache.kafka.clients.producer.Callback FAIL_ON_SEND_ERROR = (metadata, error) -> {
-        if (error != null) {
-            SEND_ERRORS.incrementAndGet();
-        }
-    };
+
+    static final org.apache.kafka.clients.producer.Callback FAIL_ON_SEND_ERROR =
+            (metadata, error) -> {
+                if (error != null) {
+                    SEND_ERRORS.incrementAndGet();
+                }
+            };
 
     private static KafkaProducer<byte[], byte[]> producer() {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", host.bootstrap);
         props.setProperty("acks", "all");
-        // One request in flight keeps order without the idempotent producer (see integration-tests' Topics).
+        // One request in flight keeps order without the idempotent producer (see integration-tests'
+        // Topics).
         props.setProperty("enable.idempotence", "false");
         props.setProperty("max.in.flight.requests.per.connection", "1");
         props.setProperty("linger.ms", "5");
-        props.setProperty("retries", "0"); // a retry could duplicate input; errors are counted instead
+        props.setProperty(
+                "retries", "0"); // a retry could duplicate input; errors are counted instead
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -490,7 +634,8 @@ class DeployEndToEndTest {
         return OneHostKfp.lastLine(host.kfp(args));
     }
 
-    private static void submit(String job, List<String> overrides, String... extra) throws Exception {
+    private static void submit(String job, List<String> overrides, String... extra)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of("submit", job));
         args.addAll(overrides);
         args.addAll(Arrays.asList(extra));

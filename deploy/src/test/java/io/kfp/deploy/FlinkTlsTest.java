@@ -12,15 +12,26 @@ import org.apache.flink.configuration.SecurityOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code kfp cluster start --tls}'s key and settings, without a cluster: what Flink and kfp's own HTTP client make of them. */
+/**
+ * {@code kfp cluster start --tls}'s key and settings, without a cluster: what Flink and kfp's own
+ * HTTP client make of them.
+ */
 class FlinkTlsTest {
 
     static final Path HOME = Path.of("").toAbsolutePath(); // deploy/
 
     @Test
-    void theClustersConfigurationTurnsTlsOnWithAKeyFlinkCanRead(@TempDir Path run) throws Exception {
-        KfpSettings settings = KfpSettings.from(Map.of("KFP_RUN_DIR", run.toString(),
-                "KFP_TOPOLOGY", HOME.resolve("src/test/resources/labt.yaml").toString()), HOME, HOME);
+    void theClustersConfigurationTurnsTlsOnWithAKeyFlinkCanRead(@TempDir Path run)
+            throws Exception {
+        KfpSettings settings =
+                KfpSettings.from(
+                        Map.of(
+                                "KFP_RUN_DIR",
+                                run.toString(),
+                                "KFP_TOPOLOGY",
+                                HOME.resolve("src/test/resources/labt.yaml").toString()),
+                        HOME,
+                        HOME);
         FlinkCluster cluster = new FlinkCluster(settings, System.out, System.err);
         FlinkTls tls = new FlinkTls(run);
         Configuration plain = cluster.writeConf();
@@ -32,23 +43,35 @@ class FlinkTlsTest {
         assertThat(SecurityOptions.isInternalSSLEnabled(config)).isTrue();
         assertThat(SecurityOptions.isRestSSLEnabled(config)).isTrue();
         assertThat(SecurityOptions.isRestSSLAuthenticationEnabled(config)).isTrue();
-        assertThat(config.get(SecurityOptions.SSL_REST_KEYSTORE)).isEqualTo(run.resolve("flink-tls/keystore.p12").toString());
+        assertThat(config.get(SecurityOptions.SSL_REST_KEYSTORE))
+                .isEqualTo(run.resolve("flink-tls/keystore.p12").toString());
         assertThat(settings.restUrl()).startsWith("https://198.18.1.21:");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(run.resolve("flink-tls")))).isEqualTo("rwx------");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(run.resolve("flink-conf/config.yaml"))))
-                .as("it holds the key's password").isEqualTo("rw-------");
-        // Flink's own SSL utilities open the key with the password written: what kfp's REST client does.
+        assertThat(
+                        PosixFilePermissions.toString(
+                                Files.getPosixFilePermissions(run.resolve("flink-tls"))))
+                .isEqualTo("rwx------");
+        assertThat(
+                        PosixFilePermissions.toString(
+                                Files.getPosixFilePermissions(
+                                        run.resolve("flink-conf/config.yaml"))))
+                .as("it holds the key's password")
+                .isEqualTo("rw-------");
+        // Flink's own SSL utilities open the key with the password written: what kfp's REST client
+        // does.
         assertThat(FlinkTls.httpClient(config).sslContext().getProtocol()).isNotEmpty();
 
         Configuration wrong = new Configuration(config);
         wrong.set(SecurityOptions.SSL_REST_KEYSTORE_PASSWORD, "not-it");
-        assertThatThrownBy(() -> FlinkTls.httpClient(wrong)).hasMessageContaining("cannot read the REST client certificate")
-                .hasMessageContaining(run.resolve("flink-tls/keystore.p12").toString()).hasMessageNotContaining("not-it");
+        assertThatThrownBy(() -> FlinkTls.httpClient(wrong))
+                .hasMessageContaining("cannot read the REST client certificate")
+                .hasMessageContaining(run.resolve("flink-tls/keystore.p12").toString())
+                .hasMessageNotContaining("not-it");
     }
 
     @Test
     void oneHostHasNoTls() {
-        KfpSettings settings = KfpSettings.from(Map.of("KFP_RUN_DIR", "/tmp/kfp-no-such-run"), HOME, HOME);
+        KfpSettings settings =
+                KfpSettings.from(Map.of("KFP_RUN_DIR", "/tmp/kfp-no-such-run"), HOME, HOME);
         assertThatThrownBy(() -> new FlinkCluster(settings, System.out, System.err).start(true))
                 .hasMessageContaining("--tls is for a topology");
     }

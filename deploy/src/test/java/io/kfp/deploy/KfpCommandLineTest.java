@@ -29,9 +29,16 @@ class KfpCommandLineTest {
     Result kfp(Path home, Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Kfp.run(args, env, home, caller,
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        int exit =
+                Kfp.run(
+                        args,
+                        env,
+                        home,
+                        caller,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(
+                exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     Result kfp(String... args) {
@@ -42,20 +49,44 @@ class KfpCommandLineTest {
     void helpListsEveryCommandWithTheSettingsInForce() {
         Result help = kfp(Map.of("KFP_KAFKA_PORT", "19092"), "help");
         assertThat(help.exit()).isZero();
-        for (String command : List.of("build", "kafka", "cluster", "taskmanager", "topics", "submit", "acls", "stop", "resume",
-                "cancel", "status", "logs", "transactions", "verify")) {
+        for (String command :
+                List.of(
+                        "build",
+                        "kafka",
+                        "cluster",
+                        "taskmanager",
+                        "topics",
+                        "submit",
+                        "acls",
+                        "stop",
+                        "resume",
+                        "cancel",
+                        "status",
+                        "logs",
+                        "transactions",
+                        "verify")) {
             assertThat(help.out()).containsPattern("(?m)^  " + command + " ");
         }
-        assertThat(help.out()).contains("127.0.0.1:19092").contains("KFP_RUN_DIR").contains("FLINK_HOME");
-        assertThat(kfp(Map.of("KFP_KAFKA_PORT", "19092")).out()).as("no command: the same help").isEqualTo(help.out());
-        assertThat(kfp().out()).as("the run directory in force").contains(caller.resolve("run").toString());
+        assertThat(help.out())
+                .contains("127.0.0.1:19092")
+                .contains("KFP_RUN_DIR")
+                .contains("FLINK_HOME");
+        assertThat(kfp(Map.of("KFP_KAFKA_PORT", "19092")).out())
+                .as("no command: the same help")
+                .isEqualTo(help.out());
+        assertThat(kfp().out())
+                .as("the run directory in force")
+                .contains(caller.resolve("run").toString());
     }
 
     @Test
     void eachCommandHasItsOwnHelp() {
         Result submit = kfp("submit", "--help");
         assertThat(submit.exit()).isZero();
-        assertThat(submit.out()).contains("Usage: kfp submit").contains("--config=FILE").contains("JOB");
+        assertThat(submit.out())
+                .contains("Usage: kfp submit")
+                .contains("--config=FILE")
+                .contains("JOB");
         assertThat(kfp("help", "resume").out()).contains("--from=PATH");
         Result drill = kfp("lab", "drill", "--help");
         assertThat(drill.exit()).as("a subcommand's subcommand: " + drill.err()).isZero();
@@ -66,19 +97,24 @@ class KfpCommandLineTest {
     void aclsPrintsWhatEachJobComputesFromItsOwnConfig() {
         Result relay = kfp("acls", "relay");
         assertThat(relay.exit()).as(relay.err()).isZero();
-        String add = "kafka-acls.sh --bootstrap-server 127.0.0.1:9092 --add --allow-principal User:relay";
-        assertThat(relay.out().lines().filter(l -> l.startsWith("kafka-acls.sh")).toList()).containsExactly(
-                add + " --operation Read --operation Describe --topic lines",
-                add + " --operation Read --group kfp.relay-job.default",
-                add + " --operation Write --operation Describe --topic relayed",
-                add + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
+        String add =
+                "kafka-acls.sh --bootstrap-server 127.0.0.1:9092 --add --allow-principal User:relay";
+        assertThat(relay.out().lines().filter(l -> l.startsWith("kafka-acls.sh")).toList())
+                .containsExactly(
+                        add + " --operation Read --operation Describe --topic lines",
+                        add + " --operation Read --group kfp.relay-job.default",
+                        add + " --operation Write --operation Describe --topic relayed",
+                        add
+                                + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
 
         Result ingest = kfp("acls", "ingest", "--principal", "User:ingest-team");
         assertThat(ingest.exit()).as(ingest.err()).isZero();
         assertThat(ingest.out())
                 .as("at-least-once by default: writes, no transactions, no consumer group")
-                .contains("--allow-principal User:ingest-team --operation Write --operation Describe --topic lines")
-                .doesNotContain("--transactional-id").doesNotContain("--group");
+                .contains(
+                        "--allow-principal User:ingest-team --operation Write --operation Describe --topic lines")
+                .doesNotContain("--transactional-id")
+                .doesNotContain("--group");
 
         Result sink = kfp("acls", "sink", "--source.group-id", "readers");
         assertThat(sink.exit()).as(sink.err()).isZero();
@@ -99,22 +135,30 @@ class KfpCommandLineTest {
     void aSoakWarmUpThatIsNoDurationIsNamedBeforeAnythingStarts() {
         Result r = kfp("lab", "soak", "--warm-up", "soon");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("--warm-up soon is not a duration: write a number with a unit, e.g. 90 s or 2 min.");
-        assertThat(kfp("lab", "soak", "--help").out().replaceAll("\\s+", " ")).contains("--warm-up=DURATION").contains("(default 2 min; 0 s for none)");
+        assertThat(r.err())
+                .contains(
+                        "--warm-up soon is not a duration: write a number with a unit, e.g. 90 s or 2 min.");
+        assertThat(kfp("lab", "soak", "--help").out().replaceAll("\\s+", " "))
+                .contains("--warm-up=DURATION")
+                .contains("(default 2 min; 0 s for none)");
     }
 
     @Test
     void anUnknownJobIsNamed() {
         Result r = kfp("submit", "relai");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("kfp: unknown job 'relai': use ingest, relay or sink" + System.lineSeparator());
+        assertThat(r.err())
+                .isEqualTo(
+                        "kfp: unknown job 'relai': use ingest, relay or sink"
+                                + System.lineSeparator());
     }
 
     @Test
     void transactionsAimAtOneJobThatWritesThemOrOnePrefix() {
         Result neither = kfp("transactions", "list");
         assertThat(neither.exit()).isEqualTo(2);
-        assertThat(neither.err()).contains("name a job (ingest or relay) or give --prefix PREFIX, not neither");
+        assertThat(neither.err())
+                .contains("name a job (ingest or relay) or give --prefix PREFIX, not neither");
         Result both = kfp("transactions", "abort", "relay", "--prefix", "kfp.relay-job.");
         assertThat(both.exit()).isEqualTo(2);
         assertThat(both.err()).contains("not both");
@@ -133,23 +177,39 @@ class KfpCommandLineTest {
         assertThat(same.err()).contains("--from and --to are both lines");
         Result range = kfp("verify", "--from", "lines", "--to", "relayed", "--to-offsets", "0:9-3");
         assertThat(range.exit()).isEqualTo(2);
-        assertThat(range.err()).isEqualTo("kfp: --to-offsets '0:9-3' ends before it starts." + System.lineSeparator());
+        assertThat(range.err())
+                .isEqualTo(
+                        "kfp: --to-offsets '0:9-3' ends before it starts."
+                                + System.lineSeparator());
         Result time = kfp("verify", "--from", "lines", "--to", "relayed", "--since", "yesterday");
         assertThat(time.exit()).isEqualTo(2);
-        assertThat(time.err()).contains("--since 'yesterday' is neither an instant (2026-12-02T04:00:00Z) nor how long ago ('30 min')");
+        assertThat(time.err())
+                .contains(
+                        "--since 'yesterday' is neither an instant (2026-12-02T04:00:00Z) nor how long ago ('30 min')");
         Result missing = kfp("verify", "--from", "lines");
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err()).contains("Missing required option: '--to=TOPIC'");
-        assertThat(Kfp.Verify.instant("--since", "2026-12-02T04:00:00Z", 0)).isEqualTo(1_796_184_000_000L);
+        assertThat(Kfp.Verify.instant("--since", "2026-12-02T04:00:00Z", 0))
+                .isEqualTo(1_796_184_000_000L);
         assertThat(Kfp.Verify.instant("--since", "30 min", 1_800_000)).isZero();
     }
 
     @Test
     void aRunningJobOwnsTheTransactionsOfItsPrefixAndOfEveryPrefixOfIt() {
-        Map<String, String> running = Map.of("relay-job", "kfp.relay-job.default-", "ingest-job", "kfp.ingest-job.default-");
-        assertThat(KafkaTransactions.owners("kfp.relay-job.default-", running)).containsExactly("relay-job");
-        assertThat(KafkaTransactions.owners("kfp.relay-job.default-0-17", running)).as("one of its ids").containsExactly("relay-job");
-        assertThat(KafkaTransactions.owners("kfp.", running)).as("a prefix of both").containsExactly("ingest-job", "relay-job");
+        Map<String, String> running =
+                Map.of(
+                        "relay-job",
+                        "kfp.relay-job.default-",
+                        "ingest-job",
+                        "kfp.ingest-job.default-");
+        assertThat(KafkaTransactions.owners("kfp.relay-job.default-", running))
+                .containsExactly("relay-job");
+        assertThat(KafkaTransactions.owners("kfp.relay-job.default-0-17", running))
+                .as("one of its ids")
+                .containsExactly("relay-job");
+        assertThat(KafkaTransactions.owners("kfp.", running))
+                .as("a prefix of both")
+                .containsExactly("ingest-job", "relay-job");
         assertThat(KafkaTransactions.owners("kfp.relay-job.other-", running)).isEmpty();
         assertThat(KafkaTransactions.owners("drill-", Map.of())).isEmpty();
     }
@@ -171,18 +231,30 @@ class KfpCommandLineTest {
 
     @Test
     void jobOptionsArePassedThroughNotParsedByKfp() {
-        // --checkpoint.interval is no kfp option: submit takes it as the job's, and gets as far as the jar.
+        // --checkpoint.interval is no kfp option: submit takes it as the job's, and gets as far as
+        // the jar.
         Path home = caller.resolve("home");
-        Result r = kfpIn(home, "submit", "relay", "--checkpoint.interval", "1 s", "--job.parallelism=3", "@not-a-file");
+        Result r =
+                kfpIn(
+                        home,
+                        "submit",
+                        "relay",
+                        "--checkpoint.interval",
+                        "1 s",
+                        "--job.parallelism=3",
+                        "@not-a-file");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("relay-job-").contains("-job.jar is missing: run 'kfp build' first.");
+        assertThat(r.err())
+                .contains("relay-job-")
+                .contains("-job.jar is missing: run 'kfp build' first.");
     }
 
     @Test
     void startingAnythingBeforeTheBuildSaysToBuild() {
         Result r = kfpIn(caller.resolve("home"), "kafka", "start");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("kfp: not built yet: run 'kfp build' first." + System.lineSeparator());
+        assertThat(r.err())
+                .isEqualTo("kfp: not built yet: run 'kfp build' first." + System.lineSeparator());
     }
 
     /** kfp with a deploy directory of its own (conf/ copied, nothing built). */
@@ -190,7 +262,9 @@ class KfpCommandLineTest {
         try {
             Files.createDirectories(home.resolve("conf/jobs"));
             for (String job : List.of("ingest", "relay", "sink")) {
-                Files.copy(HOME.resolve("conf/jobs/" + job + ".yaml"), home.resolve("conf/jobs/" + job + ".yaml"));
+                Files.copy(
+                        HOME.resolve("conf/jobs/" + job + ".yaml"),
+                        home.resolve("conf/jobs/" + job + ".yaml"));
             }
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -202,10 +276,14 @@ class KfpCommandLineTest {
     void inTheLabOnlyCommandsThatTalkToTheClusterMoveToTheClientHost() {
         assertThat(Kfp.talksToTheCluster(new String[] {"submit", "relay"})).isTrue();
         assertThat(Kfp.talksToTheCluster(new String[] {"kafka", "start"})).isTrue();
-        assertThat(Kfp.talksToTheCluster(new String[] {"acls", "relay"})).as("printing needs no broker").isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"acls", "relay"}))
+                .as("printing needs no broker")
+                .isFalse();
         assertThat(Kfp.talksToTheCluster(new String[] {"acls", "relay", "--grant"})).isTrue();
         assertThat(Kfp.talksToTheCluster(new String[] {"lab", "drill"})).isTrue();
-        assertThat(Kfp.talksToTheCluster(new String[] {"lab", "up"})).as("namespaces are made from the machine's own").isFalse();
+        assertThat(Kfp.talksToTheCluster(new String[] {"lab", "up"}))
+                .as("namespaces are made from the machine's own")
+                .isFalse();
         assertThat(Kfp.talksToTheCluster(new String[] {"lab", "down"})).isFalse();
         assertThat(Kfp.talksToTheCluster(new String[] {"help"})).isFalse();
         assertThat(Kfp.talksToTheCluster(new String[] {"submit", "--help"})).isFalse();
@@ -216,13 +294,16 @@ class KfpCommandLineTest {
     void labCommandsWithoutATopologySayHowToChooseOne() {
         Result r = kfp("lab", "up");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("no topology: the lab commands need one, e.g. export KFP_TOPOLOGY=lab");
+        assertThat(r.err())
+                .contains("no topology: the lab commands need one, e.g. export KFP_TOPOLOGY=lab");
     }
 
     @Test
     void anUnknownFaultListsTheMatrix() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LabDrill.parse("kill-leader-broker,kill-everything"))
-                .hasMessageStartingWith("unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> LabDrill.parse("kill-leader-broker,kill-everything"))
+                .hasMessageStartingWith(
+                        "unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
         assertThat(LabDrill.parse("matrix")).isEqualTo(LabDrill.MATRIX);
         assertThat(LabDrill.random(12, 1)).hasSize(12).isEqualTo(LabDrill.random(12, 1));
     }

@@ -23,15 +23,31 @@ class KfpSettingsTest {
         assertThat(s.taskManagers()).isEqualTo(3);
         assertThat(s.flinkDir()).isEqualTo(HOME.resolve("target/dist/flink"));
         assertThat(s.repo()).isEqualTo(Path.of("/opt/kfp"));
-        assertThat(s.version()).as("from kfp.properties, filled in by the build").matches("\\d+\\.\\d+\\.\\d+.*");
+        assertThat(s.version())
+                .as("from kfp.properties, filled in by the build")
+                .matches("\\d+\\.\\d+\\.\\d+.*");
     }
 
     @Test
     void variablesMoveEverything() {
-        KfpSettings s = KfpSettings.from(Map.of(
-                "KFP_RUN_DIR", "scratch/run", "KFP_KAFKA_PORT", "19092", "KFP_REST_PORT", "18081",
-                "KFP_TASKMANAGERS", "5", "FLINK_HOME", "/opt/flink-2.2.1"), HOME, CALLER);
-        assertThat(s.run()).as("relative to where kfp was called").isEqualTo(CALLER.resolve("scratch/run"));
+        KfpSettings s =
+                KfpSettings.from(
+                        Map.of(
+                                "KFP_RUN_DIR",
+                                "scratch/run",
+                                "KFP_KAFKA_PORT",
+                                "19092",
+                                "KFP_REST_PORT",
+                                "18081",
+                                "KFP_TASKMANAGERS",
+                                "5",
+                                "FLINK_HOME",
+                                "/opt/flink-2.2.1"),
+                        HOME,
+                        CALLER);
+        assertThat(s.run())
+                .as("relative to where kfp was called")
+                .isEqualTo(CALLER.resolve("scratch/run"));
         assertThat(s.runDirGiven()).isTrue();
         assertThat(s.bootstrap()).isEqualTo("127.0.0.1:19092");
         assertThat(s.kafkaPortGiven()).isTrue();
@@ -46,11 +62,16 @@ class KfpSettingsTest {
     @Test
     void badValuesNameTheVariableAndTheFix() {
         assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_KAFKA_PORT", "nine"), HOME, CALLER))
-                .hasMessage("KFP_KAFKA_PORT=nine is not a positive whole number: give one, e.g. 9092.");
+                .hasMessage(
+                        "KFP_KAFKA_PORT=nine is not a positive whole number: give one, e.g. 9092.");
         assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_RPC_PORT", "70000"), HOME, CALLER))
                 .hasMessage("KFP_RPC_PORT=70000 is not a port: give a number from 1 to 65535.");
-        assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_PROM_PORTS", "9249..9259"), HOME, CALLER))
-                .hasMessageContaining("KFP_PROM_PORTS=9249..9259 is not a port or a range of ports");
+        assertThatThrownBy(
+                        () ->
+                                KfpSettings.from(
+                                        Map.of("KFP_PROM_PORTS", "9249..9259"), HOME, CALLER))
+                .hasMessageContaining(
+                        "KFP_PROM_PORTS=9249..9259 is not a port or a range of ports");
         assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_TASKMANAGERS", "0"), HOME, CALLER))
                 .hasMessageContaining("KFP_TASKMANAGERS=0");
     }
@@ -67,8 +88,12 @@ class KfpSettingsTest {
 
     @Test
     void templatesAreFilledWithTheSettings() {
-        KfpSettings s = KfpSettings.from(Map.of("KFP_RUN_DIR", "/r", "KFP_CONTROLLER_PORT", "19093"), HOME, CALLER);
-        assertThat(s.fill("log.dirs=@KFP_RUN_DIR@/kafka-data\nport=@KFP_CONTROLLER_PORT@ rest=@KFP_REST_PORT@ prom=@KFP_PROM_PORTS@"))
+        KfpSettings s =
+                KfpSettings.from(
+                        Map.of("KFP_RUN_DIR", "/r", "KFP_CONTROLLER_PORT", "19093"), HOME, CALLER);
+        assertThat(
+                        s.fill(
+                                "log.dirs=@KFP_RUN_DIR@/kafka-data\nport=@KFP_CONTROLLER_PORT@ rest=@KFP_REST_PORT@ prom=@KFP_PROM_PORTS@"))
                 .isEqualTo("log.dirs=/r/kafka-data\nport=19093 rest=8081 prom=9249-9259");
     }
 }

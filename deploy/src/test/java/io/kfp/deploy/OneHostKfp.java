@@ -34,7 +34,10 @@ final class OneHostKfp {
     final Map<String, String> env = new HashMap<>();
     final String bootstrap;
 
-    /** A fresh run directory {@code target/NAME}: the processes of an aborted earlier run are stopped by PID first. */
+    /**
+     * A fresh run directory {@code target/NAME}: the processes of an aborted earlier run are
+     * stopped by PID first.
+     */
     OneHostKfp(String name, Map<String, String> settings) throws Exception {
         run = Path.of("target", name).toAbsolutePath();
         env.put("KFP_RUN_DIR", run.toString());
@@ -45,7 +48,8 @@ final class OneHostKfp {
         int prom = freePort();
         env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
         java.util.Set<Integer> taken = new java.util.HashSet<>();
-        for (String variable : List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
+        for (String variable :
+                List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
             int port = freePort();
             while (!taken.add(port) || (port >= prom && port <= prom + 20)) {
                 port = freePort(); // each its own, none in the Prometheus range
@@ -87,12 +91,19 @@ final class OneHostKfp {
         }
     }
 
-    /** What the sink printed so far (the TaskManagers' stdout files): the lines starting with {@code prefix}. */
+    /**
+     * What the sink printed so far (the TaskManagers' stdout files): the lines starting with {@code
+     * prefix}.
+     */
     List<String> printed(String prefix) {
         List<String> lines = new ArrayList<>();
         try (Stream<Path> files = Files.list(run.resolve("log"))) {
-            for (Path f : files.filter(p -> p.getFileName().toString().matches("taskmanager-\\d+\\.out")).toList()) {
-                Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith(prefix)).forEach(lines::add);
+            for (Path f :
+                    files.filter(p -> p.getFileName().toString().matches("taskmanager-\\d+\\.out"))
+                            .toList()) {
+                Files.readAllLines(f, StandardCharsets.UTF_8).stream()
+                        .filter(l -> l.startsWith(prefix))
+                        .forEach(lines::add);
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -107,21 +118,28 @@ final class OneHostKfp {
         return props;
     }
 
-    /** Every value of {@code topic} up to its end offsets, read as {@code client} at the given isolation level. */
+    /**
+     * Every value of {@code topic} up to its end offsets, read as {@code client} at the given
+     * isolation level.
+     */
     static List<String> values(String topic, Properties client, boolean committedOnly) {
         Properties props = new Properties();
         props.putAll(client);
         props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
         props.setProperty("enable.auto.commit", "false");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             List<String> values = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))
+                    && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     values.add(new String(r.value(), StandardCharsets.UTF_8));
                 }
@@ -136,20 +154,23 @@ final class OneHostKfp {
 
     /** kfp's own REST client (Flink's RestClusterClient) on this cluster. */
     FlinkRest flinkRest() {
-        return FlinkRest.connect(GlobalConfiguration.loadConfiguration(run.resolve("flink-conf").toString()));
+        return FlinkRest.connect(
+                GlobalConfiguration.loadConfiguration(run.resolve("flink-conf").toString()));
     }
 
     static String get(String url) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /**
-     * A free loopback port below the kernel's ephemeral range (32768 and up on Linux): the build runs
-     * integration-tests beside this module (mvn -T 2, .mvn/maven.config), and a port-0 bind there
-     * could otherwise take a port picked here before kfp's broker or cluster binds it. Ports up to
-     * 20 above it stay below the range too (KFP_PROM_PORTS).
+     * A free loopback port below the kernel's ephemeral range (32768 and up on Linux): the build
+     * runs integration-tests beside this module (mvn -T 2, .mvn/maven.config), and a port-0 bind
+     * there could otherwise take a port picked here before kfp's broker or cluster binds it. Ports
+     * up to 20 above it stay below the range too (KFP_PROM_PORTS).
      */
     static int freePort() throws IOException {
         java.util.Random random = new java.util.Random();

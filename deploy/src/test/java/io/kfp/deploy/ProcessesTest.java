@@ -15,7 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** PID-file tracking with real processes: `tail -f` of a file in the run directory, so its command line names it. */
+/**
+ * PID-file tracking with real processes: `tail -f` of a file in the run directory, so its command
+ * line names it.
+ */
 class ProcessesTest {
 
     @TempDir Path run;
@@ -25,7 +28,9 @@ class ProcessesTest {
     Processes processes() throws Exception {
         if (processes == null) {
             Files.writeString(run.resolve("input"), "");
-            processes = new Processes(run, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+            processes =
+                    new Processes(
+                            run, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         }
         return processes;
     }
@@ -47,14 +52,16 @@ class ProcessesTest {
         // with a parallel stream on two cores the third would never meet the first two.
         java.util.concurrent.CyclicBarrier allThree = new java.util.concurrent.CyclicBarrier(3);
         java.util.Set<String> done = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        Processes.allAtOnce(List.of("kafka1", "kafka2", "kafka3"), node -> {
-            try {
-                allThree.await(1, java.util.concurrent.TimeUnit.MINUTES);
-            } catch (Exception e) {
-                throw new IllegalStateException(node + " waited alone", e);
-            }
-            done.add(node);
-        });
+        Processes.allAtOnce(
+                List.of("kafka1", "kafka2", "kafka3"),
+                node -> {
+                    try {
+                        allThree.await(1, java.util.concurrent.TimeUnit.MINUTES);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(node + " waited alone", e);
+                    }
+                    done.add(node);
+                });
         assertThat(done).containsExactlyInAnyOrder("kafka1", "kafka2", "kafka3");
     }
 
@@ -64,15 +71,18 @@ class ProcessesTest {
         p.start("worker-1", run.resolve("log/worker-1.out"), tail(), run);
         OptionalLong pid = p.running("worker-1");
         assertThat(pid).isPresent();
-        assertThat(Files.readString(p.pidFile("worker-1")).trim()).isEqualTo(String.valueOf(pid.getAsLong()));
+        assertThat(Files.readString(p.pidFile("worker-1")).trim())
+                .isEqualTo(String.valueOf(pid.getAsLong()));
         ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
         // setsid execs the command in place: the recorded PID becomes tail itself (were it to
         // fork, the recorded PID would exit at once and tail would run untracked).
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!process.info().command().orElse("").endsWith("tail") && System.nanoTime() < deadline) {
+        while (!process.info().command().orElse("").endsWith("tail")
+                && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(process.info().command()).hasValueSatisfying(c -> assertThat(c).endsWith("tail"));
+        assertThat(process.info().command())
+                .hasValueSatisfying(c -> assertThat(c).endsWith("tail"));
         assertThat(process.isAlive()).isTrue();
 
         p.start("worker-1", run.resolve("log/worker-1.out"), tail(), run);
@@ -82,10 +92,11 @@ class ProcessesTest {
         process.onExit().get();
         assertThat(p.running("worker-1")).isEmpty();
         assertThat(p.pidFile("worker-1")).doesNotExist();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains(
-                "started worker-1 (pid " + pid.getAsLong() + ")",
-                "worker-1 already running (pid " + pid.getAsLong() + ")",
-                "stopped worker-1 (pid " + pid.getAsLong() + ")");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "started worker-1 (pid " + pid.getAsLong() + ")",
+                        "worker-1 already running (pid " + pid.getAsLong() + ")",
+                        "stopped worker-1 (pid " + pid.getAsLong() + ")");
     }
 
     @Test
@@ -107,10 +118,12 @@ class ProcessesTest {
     void trackedNamesAreInNumericOrder() throws Exception {
         Processes p = processes();
         Files.createDirectories(run.resolve("pid"));
-        for (String name : List.of("taskmanager-10", "taskmanager-2", "jobmanager", "taskmanager-1")) {
+        for (String name :
+                List.of("taskmanager-10", "taskmanager-2", "jobmanager", "taskmanager-1")) {
             Files.writeString(p.pidFile(name), "1\n");
         }
-        assertThat(p.tracked("taskmanager-")).containsExactly("taskmanager-1", "taskmanager-2", "taskmanager-10");
+        assertThat(p.tracked("taskmanager-"))
+                .containsExactly("taskmanager-1", "taskmanager-2", "taskmanager-10");
         for (String name : p.tracked("")) {
             Files.delete(p.pidFile(name)); // PID 1 is not ours: never stopped, just forgotten
         }
@@ -121,27 +134,50 @@ class ProcessesTest {
         Processes p = processes();
         Path output = run.resolve("log/broken.out");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Processes withErr = new Processes(run, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        withErr.start("broken", output, List.of("sh", "-c", "echo 'Address already in use' " + run + "; exit 3"), run);
+        Processes withErr =
+                new Processes(
+                        run,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        withErr.start(
+                "broken",
+                output,
+                List.of("sh", "-c", "echo 'Address already in use' " + run + "; exit 3"),
+                run);
         int port = freePort();
-        assertThatThrownBy(() -> withErr.awaitPort(port, "The broken server", "broken", output, Duration.ofSeconds(30)))
+        assertThatThrownBy(
+                        () ->
+                                withErr.awaitPort(
+                                        port,
+                                        "The broken server",
+                                        "broken",
+                                        output,
+                                        Duration.ofSeconds(30)))
                 .isInstanceOf(KfpException.class)
-                .hasMessage("The broken server exited while starting; the lines above are from " + output + ".");
+                .hasMessage(
+                        "The broken server exited while starting; the lines above are from "
+                                + output
+                                + ".");
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("Address already in use");
         assertThat(p.running("broken")).isEmpty();
     }
 
     @Test
     void aPortInUseIsRefusedWithTheVariableToChange() throws Exception {
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            assertThatThrownBy(() -> Processes.requireFreePort(taken.getLocalPort(), "KFP_REST_PORT"))
-                    .hasMessage("port " + taken.getLocalPort() + " is in use by another process; stop it, or set KFP_REST_PORT to a free port.");
+        try (java.net.ServerSocket taken =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(
+                            () -> Processes.requireFreePort(taken.getLocalPort(), "KFP_REST_PORT"))
+                    .hasMessage(
+                            "port "
+                                    + taken.getLocalPort()
+                                    + " is in use by another process; stop it, or set KFP_REST_PORT to a free port.");
         }
     }
 
     private static int freePort() throws Exception {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (java.net.ServerSocket s =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }

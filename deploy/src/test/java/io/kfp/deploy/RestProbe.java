@@ -29,7 +29,8 @@ public final class RestProbe {
         SSLContext tls = SSLContext.getInstance("TLS");
         KeyManagerFactory keys = null;
         if (args.length == 3) {
-            char[] password = Files.readString(Path.of(args[2]), StandardCharsets.UTF_8).trim().toCharArray();
+            char[] password =
+                    Files.readString(Path.of(args[2]), StandardCharsets.UTF_8).trim().toCharArray();
             KeyStore store = KeyStore.getInstance("PKCS12");
             try (InputStream in = Files.newInputStream(Path.of(args[1]))) {
                 store.load(in, password);
@@ -37,13 +38,25 @@ public final class RestProbe {
             keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keys.init(store, password);
         }
-        tls.init(keys == null ? null : keys.getKeyManagers(), new TrustManager[] {new AnyServer()}, null);
-        HttpClient http = HttpClient.newBuilder().sslContext(tls).followRedirects(HttpClient.Redirect.ALWAYS)
-                .connectTimeout(Duration.ofSeconds(10)).build();
+        tls.init(
+                keys == null ? null : keys.getKeyManagers(),
+                new TrustManager[] {new AnyServer()},
+                null);
+        HttpClient http =
+                HttpClient.newBuilder()
+                        .sslContext(tls)
+                        .followRedirects(HttpClient.Redirect.ALWAYS)
+                        .connectTimeout(Duration.ofSeconds(10))
+                        .build();
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(args[0])).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            System.out.println(response.statusCode() + " " + response.uri() + "\n" + response.body());
+            HttpResponse<String> response =
+                    http.send(
+                            HttpRequest.newBuilder(URI.create(args[0]))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            System.out.println(
+                    response.statusCode() + " " + response.uri() + "\n" + response.body());
             System.exit(response.statusCode() / 100 == 2 ? 0 : 1);
         } catch (Exception e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
@@ -56,12 +69,10 @@ public final class RestProbe {
     /** Trusts any server: what is probed is whether the server lets this client in. */
     private static final class AnyServer implements X509TrustManager {
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
         public X509Certificate[] getAcceptedIssuers() {

@@ -19,17 +19,26 @@ class TopologyTest {
         Topology lab = Topology.load("lab", HOME, HOME);
         assertThat(lab.name()).isEqualTo("lab");
         assertThat(lab.launcher()).isEqualTo(Topology.Launcher.NETNS);
-        assertThat(lab.with(Topology.Role.KAFKA)).extracting(Topology.Host::name).containsExactly("kafka1", "kafka2", "kafka3");
+        assertThat(lab.with(Topology.Role.KAFKA))
+                .extracting(Topology.Host::name)
+                .containsExactly("kafka1", "kafka2", "kafka3");
         assertThat(lab.with(Topology.Role.JOBMANAGER)).hasSize(2);
         assertThat(lab.with(Topology.Role.TASKMANAGER)).hasSize(3);
-        assertThat(lab.with(Topology.Role.ZOOKEEPER)).extracting(Topology.Host::name).containsExactly("master1");
-        assertThat(lab.with(Topology.Role.S3)).extracting(Topology.Host::name).containsExactly("store");
+        assertThat(lab.with(Topology.Role.ZOOKEEPER))
+                .extracting(Topology.Host::name)
+                .containsExactly("master1");
+        assertThat(lab.with(Topology.Role.S3))
+                .extracting(Topology.Host::name)
+                .containsExactly("store");
         assertThat(lab.client().name()).isEqualTo("operator");
-        assertThat(lab.bootstrap(9092)).isEqualTo("198.18.0.11:9092,198.18.0.12:9092,198.18.0.13:9092");
+        assertThat(lab.bootstrap(9092))
+                .isEqualTo("198.18.0.11:9092,198.18.0.12:9092,198.18.0.13:9092");
         assertThat(lab.namespace(lab.host("kafka2"))).isEqualTo("kfp-lab-kafka2");
         assertThat(lab.bridgeNamespace()).isEqualTo("kfp-lab-net");
-        assertThat(lab.launcherPrefix(lab.host("worker1"))).containsExactly("ip", "netns", "exec", "kfp-lab-worker1");
-        assertThatThrownBy(() -> lab.host("worker9")).hasMessageContaining("no host worker9 in topology lab");
+        assertThat(lab.launcherPrefix(lab.host("worker1")))
+                .containsExactly("ip", "netns", "exec", "kfp-lab-worker1");
+        assertThatThrownBy(() -> lab.host("worker9"))
+                .hasMessageContaining("no host worker9 in topology lab");
     }
 
     @Test
@@ -38,26 +47,34 @@ class TopologyTest {
         Topology lab = Topology.load("lab", HOME, HOME);
         assertThat(test.name()).isNotEqualTo(lab.name());
         assertThat(test.subnet()).isNotEqualTo(lab.subnet());
-        assertThat(test.hosts()).extracting(Topology.Host::name).containsExactlyElementsOf(lab.hosts().stream().map(Topology.Host::name).toList());
+        assertThat(test.hosts())
+                .extracting(Topology.Host::name)
+                .containsExactlyElementsOf(lab.hosts().stream().map(Topology.Host::name).toList());
     }
 
     @Test
     void mistakesAreNamedWithTheKeyAndWhatIsExpected() {
         assertThat(problem(lab(h -> h.put("kafka1", host("198.18.5.11", "kafka")))))
-                .contains("hosts.kafka1.address = '198.18.5.11': expected an address in 198.18.0.0/24");
+                .contains(
+                        "hosts.kafka1.address = '198.18.5.11': expected an address in 198.18.0.0/24");
         assertThat(problem(lab(h -> h.put("kafka2", host("198.18.0.11", "kafka")))))
                 .contains("an address of its own (kafka1 has it)");
         assertThat(problem(lab(h -> h.put("kafka1", host("198.18.0.11", "kafak")))))
-                .contains("hosts.kafka1.roles = 'kafak': expected one of kafka, zookeeper, s3, jobmanager, taskmanager, client");
-        assertThat(problem(lab(h -> h.remove("kafka3")))).contains("2 kafka hosts; a KRaft quorum needs 1, 3 or 5.");
+                .contains(
+                        "hosts.kafka1.roles = 'kafak': expected one of kafka, zookeeper, s3, jobmanager, taskmanager, client");
+        assertThat(problem(lab(h -> h.remove("kafka3"))))
+                .contains("2 kafka hosts; a KRaft quorum needs 1, 3 or 5.");
         assertThat(problem(lab(h -> h.put("master1", host("198.18.0.21", "jobmanager")))))
                 .contains("2 jobmanagers need one zookeeper host");
-        assertThat(problem(lab(h -> h.remove("operator")))).contains("the lab needs one client host");
+        assertThat(problem(lab(h -> h.remove("operator"))))
+                .contains("the lab needs one client host");
         Map<String, Object> yaml = lab(h -> {});
         yaml.put("launcher", "docker");
-        assertThat(problem(yaml)).contains("launcher = 'docker': expected netns (the lab on this machine) or ssh");
+        assertThat(problem(yaml))
+                .contains("launcher = 'docker': expected netns (the lab on this machine) or ssh");
         assertThatThrownBy(() -> Topology.load("nosuchlab", HOME, HOME))
-                .hasMessageContaining("KFP_TOPOLOGY=nosuchlab: ").hasMessageContaining("unset KFP_TOPOLOGY for the one-host setup");
+                .hasMessageContaining("KFP_TOPOLOGY=nosuchlab: ")
+                .hasMessageContaining("unset KFP_TOPOLOGY for the one-host setup");
     }
 
     private static String problem(Map<String, Object> yaml) {
@@ -76,7 +93,8 @@ class TopologyTest {
         return h;
     }
 
-    private static Map<String, Object> lab(java.util.function.Consumer<Map<String, Object>> change) {
+    private static Map<String, Object> lab(
+            java.util.function.Consumer<Map<String, Object>> change) {
         Map<String, Object> hosts = new LinkedHashMap<>();
         hosts.put("kafka1", host("198.18.0.11", "kafka"));
         hosts.put("kafka2", host("198.18.0.12", "kafka"));

@@ -13,14 +13,16 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Socket text lines -> Kafka topic, each line's bytes as they came (see {@code ingest.malformed}). At-least-once by default: a socket cannot replay, so lines
- * received after the last completed checkpoint are lost on a failure whatever the sink does;
- * exactly-once would additionally hide every line until its checkpoint commits.
+ * Socket text lines -> Kafka topic, each line's bytes as they came (see {@code ingest.malformed}).
+ * At-least-once by default: a socket cannot replay, so lines received after the last completed
+ * checkpoint are lost on a failure whatever the sink does; exactly-once would additionally hide
+ * every line until its checkpoint commits.
  */
 public final class IngestJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "ingest-socket-source";
+
     static final String SINK_UID = "ingest-kafka-sink";
 
     public static final JobSpec SPEC =
@@ -48,7 +50,10 @@ public final class IngestJob implements Workflow {
         return new IngestJob(
                 config,
                 new SocketLineSource(IngestOptions.settings(config)),
-                KafkaSinkFactory.create(config, new LineRecord(config.getOptional(IngestOptions.KEY_DELIMITER).orElse(null))));
+                KafkaSinkFactory.create(
+                        config,
+                        new LineRecord(
+                                config.getOptional(IngestOptions.KEY_DELIMITER).orElse(null))));
     }
 
     public static void main(String[] args) {
@@ -61,7 +66,10 @@ public final class IngestJob implements Workflow {
         // writer may take it as it is instead of a copy of every line.
         env.getConfig().enableObjectReuse();
         int endpoints = IngestOptions.settings(config).endpoints().size();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "socket:" + config.get(IngestOptions.ENDPOINTS))
+        env.fromSource(
+                        source,
+                        WatermarkStrategy.noWatermarks(),
+                        "socket:" + config.get(IngestOptions.ENDPOINTS))
                 .uid(SOURCE_UID)
                 // One reader per endpoint; more would have nothing to read.
                 .setParallelism(endpoints)

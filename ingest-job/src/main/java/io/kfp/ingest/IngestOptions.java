@@ -132,7 +132,8 @@ public final class IngestOptions implements OptionGroup {
             key("ingest.retry-backoff")
                     .durationType()
                     .defaultValue(Duration.ofMillis(500))
-                    .withDescription("Wait before the first retry; doubles with each failed attempt.");
+                    .withDescription(
+                            "Wait before the first retry; doubles with each failed attempt.");
 
     public static final ConfigOption<Duration> RETRY_MAX_BACKOFF =
             key("ingest.retry-max-backoff")
@@ -193,11 +194,17 @@ public final class IngestOptions implements OptionGroup {
             try {
                 Endpoint endpoint = Endpoint.parse(text);
                 if (seen.contains(endpoint.toString())) {
-                    problems.add(ENDPOINTS.key(), endpoint + " is listed twice.", "list each endpoint once.");
+                    problems.add(
+                            ENDPOINTS.key(),
+                            endpoint + " is listed twice.",
+                            "list each endpoint once.");
                 }
                 seen.add(endpoint.toString());
             } catch (IllegalArgumentException e) {
-                problems.add(ENDPOINTS.key(), e.getMessage() + ".", "write host:port[,host:port...], e.g. localhost:9999.");
+                problems.add(
+                        ENDPOINTS.key(),
+                        e.getMessage() + ".",
+                        "write host:port[,host:port...], e.g. localhost:9999.");
             }
         }
         Charset charset = null;
@@ -205,31 +212,46 @@ public final class IngestOptions implements OptionGroup {
             charset = Charset.forName(config.get(CHARSET));
             if (!Arrays.equals("\n".getBytes(charset), new byte[] {'\n'})) {
                 // Lines are cut on bytes: UTF-16/32 (and their byte-order marks) would never match.
-                problems.add(CHARSET.key(), "is not ASCII-compatible, so lines cannot be cut on bytes.",
+                problems.add(
+                        CHARSET.key(),
+                        "is not ASCII-compatible, so lines cannot be cut on bytes.",
                         "use UTF-8, ISO-8859-1, windows-1252 or another ASCII-compatible charset.");
                 charset = null;
             }
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
-            problems.add(CHARSET.key(), "not a charset this JVM knows.", "use e.g. UTF-8, ISO-8859-1, windows-1252.");
+            problems.add(
+                    CHARSET.key(),
+                    "not a charset this JVM knows.",
+                    "use e.g. UTF-8, ISO-8859-1, windows-1252.");
         }
         String delimiter = Escapes.unescape(config.get(DELIMITER));
         if (delimiter.isEmpty()) {
             problems.add(DELIMITER.key(), "must not be empty.", "use e.g. \\n.");
         } else if (charset != null && !charset.newEncoder().canEncode(delimiter)) {
-            problems.add(DELIMITER.key(), "cannot be written in " + charset + ".", "use a delimiter the charset can express.");
+            problems.add(
+                    DELIMITER.key(),
+                    "cannot be written in " + charset + ".",
+                    "use a delimiter the charset can express.");
         }
         long max = config.get(MAX_LINE_LENGTH).getBytes();
         if (max < 1 || max > 64L * 1024 * 1024) {
-            problems.add(MAX_LINE_LENGTH.key(), "must be between 1 byte and 64 mb.", "use e.g. 1 mb.");
+            problems.add(
+                    MAX_LINE_LENGTH.key(), "must be between 1 byte and 64 mb.", "use e.g. 1 mb.");
         }
         try {
             long request = KafkaSinkOptions.maxRequestSize(config);
             if (max >= 1 && max + KafkaSinkOptions.RECORD_OVERHEAD_BYTES > request) {
-                problems.add(MAX_LINE_LENGTH.key(),
-                        "a line this long does not fit in one producer request (max.request.size " + request
-                                + " bytes, of which " + KafkaSinkOptions.RECORD_OVERHEAD_BYTES + " go to record overhead):"
+                problems.add(
+                        MAX_LINE_LENGTH.key(),
+                        "a line this long does not fit in one producer request (max.request.size "
+                                + request
+                                + " bytes, of which "
+                                + KafkaSinkOptions.RECORD_OVERHEAD_BYTES
+                                + " go to record overhead):"
                                 + " such a line would fail the job at every restart.",
-                        "use at most " + (request - KafkaSinkOptions.RECORD_OVERHEAD_BYTES) + " bytes, or raise"
+                        "use at most "
+                                + (request - KafkaSinkOptions.RECORD_OVERHEAD_BYTES)
+                                + " bytes, or raise"
                                 + " kafka.properties.max.request.size (and the topic's max.message.bytes).");
             }
         } catch (NumberFormatException reportedByKafkaSinkOptions) {
@@ -237,7 +259,12 @@ public final class IngestOptions implements OptionGroup {
         }
         config.getOptional(KEY_DELIMITER)
                 .filter(String::isEmpty)
-                .ifPresent(k -> problems.add(KEY_DELIMITER.key(), "must not be empty.", "use e.g. ':' or remove it."));
+                .ifPresent(
+                        k ->
+                                problems.add(
+                                        KEY_DELIMITER.key(),
+                                        "must not be empty.",
+                                        "use e.g. ':' or remove it."));
         if (config.get(MAX_RETRIES) < -1) {
             problems.add(MAX_RETRIES.key(), "must be -1 (forever), 0 or more.", "use e.g. 10.");
         }
@@ -248,10 +275,16 @@ public final class IngestOptions implements OptionGroup {
             problems.add(RETRY_BACKOFF.key(), "must be positive.", "use e.g. 500 ms.");
         }
         if (config.get(IDLE_TIMEOUT).isNegative()) {
-            problems.add(IDLE_TIMEOUT.key(), "must not be negative.", "use e.g. 5 min, or 0 to never reconnect a quiet endpoint.");
+            problems.add(
+                    IDLE_TIMEOUT.key(),
+                    "must not be negative.",
+                    "use e.g. 5 min, or 0 to never reconnect a quiet endpoint.");
         }
         if (config.get(RETRY_MAX_BACKOFF).compareTo(config.get(RETRY_BACKOFF)) < 0) {
-            problems.add(RETRY_MAX_BACKOFF.key(), "is shorter than ingest.retry-backoff.", "make it at least ingest.retry-backoff.");
+            problems.add(
+                    RETRY_MAX_BACKOFF.key(),
+                    "is shorter than ingest.retry-backoff.",
+                    "make it at least ingest.retry-backoff.");
         }
     }
 

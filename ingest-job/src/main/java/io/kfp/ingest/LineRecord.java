@@ -15,9 +15,12 @@ final class LineRecord implements OutgoingRecord<byte[]> {
 
     private final byte[] keyDelimiter;
 
-    /** @param keyDelimiter {@code null} for records without key */
+    /**
+     * @param keyDelimiter {@code null} for records without key
+     */
     LineRecord(String keyDelimiter) {
-        this.keyDelimiter = keyDelimiter == null ? null : keyDelimiter.getBytes(StandardCharsets.UTF_8);
+        this.keyDelimiter =
+                keyDelimiter == null ? null : keyDelimiter.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -44,7 +47,8 @@ final class LineRecord implements OutgoingRecord<byte[]> {
     static int indexOf(byte[] bytes, byte[] pattern) {
         byte first = pattern[0];
         for (int i = 0, last = bytes.length - pattern.length; i <= last; i++) {
-            if (bytes[i] == first && Arrays.equals(bytes, i, i + pattern.length, pattern, 0, pattern.length)) {
+            if (bytes[i] == first
+                    && Arrays.equals(bytes, i, i + pattern.length, pattern, 0, pattern.length)) {
                 return i;
             }
         }

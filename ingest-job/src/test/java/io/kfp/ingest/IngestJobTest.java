@@ -27,11 +27,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class IngestJobTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     static Configuration config(String... args) {
-        List<String> all = new ArrayList<>(List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));
+        List<String> all =
+                new ArrayList<>(
+                        List.of("--sink.topic", "lines", "--checkpoint.dir", "target/checkpoints"));
         all.addAll(List.of(args));
         return IngestJob.SPEC.configuration(all.toArray(String[]::new));
     }
@@ -47,11 +48,17 @@ class IngestJobTest {
             Thread serveA = serve(a, "a", perEndpoint, bothConnected);
             Thread serveB = serve(b, "b", perEndpoint, bothConnected);
             CollectingSink<byte[]> sink = new CollectingSink<>();
-            Configuration config = config(
-                    "--ingest.endpoints", "127.0.0.1:" + a.getLocalPort() + ",127.0.0.1:" + b.getLocalPort(),
-                    "--ingest.bounded", "true");
+            Configuration config =
+                    config(
+                            "--ingest.endpoints",
+                            "127.0.0.1:" + a.getLocalPort() + ",127.0.0.1:" + b.getLocalPort(),
+                            "--ingest.bounded",
+                            "true");
 
-            StreamEnvironments.execute(config, new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), sink));
+            StreamEnvironments.execute(
+                    config,
+                    new IngestJob(
+                            config, new SocketLineSource(IngestOptions.settings(config)), sink));
             serveA.join(10_000);
             serveB.join(10_000);
 
@@ -60,27 +67,33 @@ class IngestJobTest {
                 expected.add("a-" + i);
                 expected.add("b-" + i);
             }
-            assertThat(sink.received()).extracting(line -> new String(line, StandardCharsets.UTF_8))
+            assertThat(sink.received())
+                    .extracting(line -> new String(line, StandardCharsets.UTF_8))
                     .containsExactlyInAnyOrderElementsOf(expected);
         }
     }
 
-    private static Thread serve(ServerSocket server, String name, int lines, CountDownLatch bothConnected) {
-        Thread t = new Thread(() -> {
-            try (Socket socket = server.accept(); OutputStream out = socket.getOutputStream()) {
-                bothConnected.countDown();
-                if (!bothConnected.await(30, TimeUnit.SECONDS)) {
-                    return;
-                }
-                StringBuilder text = new StringBuilder();
-                for (int i = 0; i < lines; i++) {
-                    text.append(name).append('-').append(i).append('\n');
-                }
-                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "serve-" + name);
+    private static Thread serve(
+            ServerSocket server, String name, int lines, CountDownLatch bothConnected) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            try (Socket socket = server.accept();
+                                    OutputStream out = socket.getOutputStream()) {
+                                bothConnected.countDown();
+                                if (!bothConnected.await(30, TimeUnit.SECONDS)) {
+                                    return;
+                                }
+                                StringBuilder text = new StringBuilder();
+                                for (int i = 0; i < lines; i++) {
+                                    text.append(name).append('-').append(i).append('\n');
+                                }
+                                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        "serve-" + name);
         t.setDaemon(true);
         t.start();
         return t;
@@ -89,16 +102,24 @@ class IngestJobTest {
     @Test
     void operatorsKeepStableUidsAndOneReaderAndWriterPerEndpoint() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        Configuration config = config("--ingest.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
-        new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), new CollectingSink<>()).defineWorkflow(env);
+        Configuration config =
+                config("--ingest.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
+        new IngestJob(
+                        config,
+                        new SocketLineSource(IngestOptions.settings(config)),
+                        new CollectingSink<>())
+                .defineWorkflow(env);
         List<StreamNode> nodes = new ArrayList<>(env.getStreamGraph().getStreamNodes());
-        assertThat(nodes).extracting(StreamNode::getTransformationUID).contains(IngestJob.SOURCE_UID, IngestJob.SINK_UID);
+        assertThat(nodes)
+                .extracting(StreamNode::getTransformationUID)
+                .contains(IngestJob.SOURCE_UID, IngestJob.SINK_UID);
         assertThat(nodes)
                 .filteredOn(n -> IngestJob.SOURCE_UID.equals(n.getTransformationUID()))
                 .singleElement()
                 .extracting(StreamNode::getParallelism)
                 .isEqualTo(3);
-        // The writers run at the readers' parallelism, so each reader is chained to its own (no shuffle).
+        // The writers run at the readers' parallelism, so each reader is chained to its own (no
+        // shuffle).
         assertThat(nodes)
                 .filteredOn(n -> IngestJob.SINK_UID.equals(n.getTransformationUID()))
                 .singleElement()
@@ -111,7 +132,11 @@ class IngestJobTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
         Configuration config = config("--ingest.endpoints", "h:1");
-        new IngestJob(config, new SocketLineSource(IngestOptions.settings(config)), new CollectingSink<>()).defineWorkflow(env);
+        new IngestJob(
+                        config,
+                        new SocketLineSource(IngestOptions.settings(config)),
+                        new CollectingSink<>())
+                .defineWorkflow(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
 
@@ -121,8 +146,10 @@ class IngestJobTest {
         assertThat(noKey.key(utf8("a:b"))).isNull();
         assertThat(new String(noKey.value(utf8("a:b")), StandardCharsets.UTF_8)).isEqualTo("a:b");
         LineRecord keyed = new LineRecord(":");
-        assertThat(new String(keyed.key(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8)).isEqualTo("user-1");
-        assertThat(new String(keyed.value(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8)).isEqualTo("clicked:twice");
+        assertThat(new String(keyed.key(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8))
+                .isEqualTo("user-1");
+        assertThat(new String(keyed.value(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8))
+                .isEqualTo("clicked:twice");
         assertThat(keyed.key(utf8("no delimiter"))).isNull();
         assertThat(keyed.value(utf8(""))).isEmpty();
     }
@@ -131,7 +158,19 @@ class IngestJobTest {
     void theKeySplitWorksOnTheLineBytesWhateverTheyAre() {
         // Bytes that are not UTF-8 on either side of a multi-byte delimiter stay as they were.
         LineRecord keyed = new LineRecord("\u2192"); // "->" as one character: E2 86 92
-        byte[] line = {(byte) 0xff, 'k', (byte) 0xe2, (byte) 0x86, (byte) 0x92, (byte) 0xc3, '(', (byte) 0xe2, (byte) 0x86, (byte) 0x92, 0};
+        byte[] line = {
+            (byte) 0xff,
+            'k',
+            (byte) 0xe2,
+            (byte) 0x86,
+            (byte) 0x92,
+            (byte) 0xc3,
+            '(',
+            (byte) 0xe2,
+            (byte) 0x86,
+            (byte) 0x92,
+            0
+        };
         assertThat(keyed.key(line)).containsExactly(0xff, 'k');
         assertThat(keyed.value(line)).containsExactly(0xc3, '(', 0xe2, 0x86, 0x92, 0);
         // A delimiter cut short at the end of the line is no delimiter.
@@ -149,12 +188,25 @@ class IngestJobTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out())
                 .startsWith("ingest-job: ")
-                .contains("--ingest.endpoints  (default: localhost:9999)", "--ingest.max-line-length  (default: 1000 kb)",
-                        "--sink.delivery-guarantee  (default: at-least-once)", "--ingest.empty-lines  (default: keep)");
+                .contains(
+                        "--ingest.endpoints  (default: localhost:9999)",
+                        "--ingest.max-line-length  (default: 1000 kb)",
+                        "--sink.delivery-guarantee  (default: at-least-once)",
+                        "--ingest.empty-lines  (default: keep)");
 
-        CapturedRun bad = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.endpoints", "localhost,h:99999",
-                "--ingest.max-retries", "-2", "--ingest.charset", "UTF-9");
-        CapturedRun utf16 = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.charset", "UTF-16");
+        CapturedRun bad =
+                CapturedRun.of(
+                        IngestJob.SPEC,
+                        "--sink.topic",
+                        "t",
+                        "--ingest.endpoints",
+                        "localhost,h:99999",
+                        "--ingest.max-retries",
+                        "-2",
+                        "--ingest.charset",
+                        "UTF-9");
+        CapturedRun utf16 =
+                CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.charset", "UTF-16");
         assertThat(utf16.exitCode()).isEqualTo(2);
         assertThat(utf16.err()).contains("not ASCII-compatible");
         assertThat(bad.exitCode()).isEqualTo(2);
@@ -165,14 +217,31 @@ class IngestJobTest {
 
     @Test
     void aMaxLineLengthThatCannotFitInOneProducerRequestIsRejected() {
-        CapturedRun tooLong = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.max-line-length", "1 mb");
+        CapturedRun tooLong =
+                CapturedRun.of(
+                        IngestJob.SPEC, "--sink.topic", "t", "--ingest.max-line-length", "1 mb");
         assertThat(tooLong.exitCode()).isEqualTo(2);
         assertThat(tooLong.err())
-                .contains("ingest.max-line-length = \"1 mb\"", "does not fit in one producer request (max.request.size 1048576 bytes",
+                .contains(
+                        "ingest.max-line-length = \"1 mb\"",
+                        "does not fit in one producer request (max.request.size 1048576 bytes",
                         "use at most 1048448 bytes");
-        assertThat(config("--ingest.max-line-length", "1 mb", "--kafka.properties.max.request.size", "2097152")).isNotNull();
-        CapturedRun notANumber = CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--kafka.properties.max.request.size", "2 MB");
-        assertThat(notANumber.err()).contains("kafka.properties.max.request.size", "not a whole number of bytes");
+        assertThat(
+                        config(
+                                "--ingest.max-line-length",
+                                "1 mb",
+                                "--kafka.properties.max.request.size",
+                                "2097152"))
+                .isNotNull();
+        CapturedRun notANumber =
+                CapturedRun.of(
+                        IngestJob.SPEC,
+                        "--sink.topic",
+                        "t",
+                        "--kafka.properties.max.request.size",
+                        "2 MB");
+        assertThat(notANumber.err())
+                .contains("kafka.properties.max.request.size", "not a whole number of bytes");
     }
 
     @Test

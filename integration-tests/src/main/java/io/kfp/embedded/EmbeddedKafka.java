@@ -33,10 +33,10 @@ import org.apache.kafka.server.common.MetadataVersion;
 /**
  * A real Kafka 4.2 broker in this JVM: one node in combined KRaft mode (broker and controller),
  * both listeners on free ports of 127.0.0.1 only (nothing beyond this machine reaches them), its
- * data in a directory removed on close. Configured for one node (replication factors 1) and for
- * our exactly-once sinks (transactions up to an hour). Formatted and started with Kafka's own
- * storage formatter and server class, as {@code kafka-storage.sh format} and {@code
- * kafka-server-start.sh} do. (Kafka's test kit would bind the listeners on every interface.)
+ * data in a directory removed on close. Configured for one node (replication factors 1) and for our
+ * exactly-once sinks (transactions up to an hour). Formatted and started with Kafka's own storage
+ * formatter and server class, as {@code kafka-storage.sh format} and {@code kafka-server-start.sh}
+ * do. (Kafka's test kit would bind the listeners on every interface.)
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
@@ -45,7 +45,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final int NODE_ID = 1;
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EmbeddedKafka.class);
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(EmbeddedKafka.class);
 
     /** The super user of a broker started {@link #startWithUsers with users}. */
     public static final String ADMIN = "admin";
@@ -54,10 +55,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Path dataDir;
     private final int brokerPort;
     private final int controllerPort;
+
     /** The admin's client settings besides the bootstrap server; none without users. */
     private final Properties adminClient = new Properties();
 
-    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort) {
+    private EmbeddedKafka(
+            KafkaRaftServer server, Path dataDir, int brokerPort, int controllerPort) {
         this.server = server;
         this.dataDir = dataDir;
         this.brokerPort = brokerPort;
@@ -70,21 +73,22 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Like {@link #start(Path)}, with broker settings added or overridden. */
-    public static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings) throws Exception {
+    public static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings)
+            throws Exception {
         return start(parentDir, brokerSettings, null);
     }
 
     /**
      * A broker that encrypts, authenticates and authorizes, as production ones do: its client
      * listener is SASL_SSL (TLS with a certificate {@link TlsCertificates} made for this start)
-     * with SCRAM-SHA-512 for these users (name to password, created when the storage is
-     * formatted) and {@link #ADMIN} (password {@code adminPassword}, the super user {@link
-     * #admin()} uses); Kafka's StandardAuthorizer allows nothing without an ACL. The controller
-     * listener stays PLAINTEXT on loopback, its anonymous broker-to-controller principal a super
-     * user. {@link #clientOf} gives a user's client settings.
+     * with SCRAM-SHA-512 for these users (name to password, created when the storage is formatted)
+     * and {@link #ADMIN} (password {@code adminPassword}, the super user {@link #admin()} uses);
+     * Kafka's StandardAuthorizer allows nothing without an ACL. The controller listener stays
+     * PLAINTEXT on loopback, its anonymous broker-to-controller principal a super user. {@link
+     * #clientOf} gives a user's client settings.
      */
-    public static EmbeddedKafka startWithUsers(Path parentDir, String adminPassword, Map<String, String> users)
-            throws Exception {
+    public static EmbeddedKafka startWithUsers(
+            Path parentDir, String adminPassword, Map<String, String> users) throws Exception {
         return start(parentDir, Map.of(), new Users(adminPassword, users));
     }
 
@@ -94,7 +98,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         List<String> scramArguments() {
             List<String> arguments = new ArrayList<>();
             arguments.add(MECHANISM + "=[name=" + ADMIN + ",password=" + adminPassword + "]");
-            passwords.forEach((user, password) -> arguments.add(MECHANISM + "=[name=" + user + ",password=" + password + "]"));
+            passwords.forEach(
+                    (user, password) ->
+                            arguments.add(
+                                    MECHANISM + "=[name=" + user + ",password=" + password + "]"));
             return arguments;
         }
     }
@@ -102,20 +109,31 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Where the broker's TLS trust comes from; null without users. */
     private TlsCertificates certificates;
 
-    /** The client settings of {@code user} on a broker with users: SASL_SSL, SCRAM-SHA-512, the test CA trusted. */
+    /**
+     * The client settings of {@code user} on a broker with users: SASL_SSL, SCRAM-SHA-512, the test
+     * CA trusted.
+     */
     public Properties clientOf(String user, String password) {
         Properties props = new Properties();
         props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
         props.setProperty(SaslConfigs.SASL_MECHANISM, Users.MECHANISM);
-        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required"
-                + " username=\"" + user + "\" password=\"" + password + "\";");
-        props.setProperty(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certificates.truststore().toString());
+        props.setProperty(
+                SaslConfigs.SASL_JAAS_CONFIG,
+                "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                        + " username=\""
+                        + user
+                        + "\" password=\""
+                        + password
+                        + "\";");
+        props.setProperty(
+                SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certificates.truststore().toString());
         props.setProperty(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12");
         props.setProperty(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, certificates.password());
         return props;
     }
 
-    private static EmbeddedKafka start(Path parentDir, Map<String, String> brokerSettings, Users users) throws Exception {
+    private static EmbeddedKafka start(
+            Path parentDir, Map<String, String> brokerSettings, Users users) throws Exception {
         Files.createDirectories(parentDir);
         Path dataDir = Files.createTempDirectory(parentDir.toAbsolutePath(), "kafka-");
         int brokerPort = freeLoopbackPort();
@@ -125,15 +143,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         settings.put("node.id", String.valueOf(NODE_ID));
         settings.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
         String client = users == null ? "PLAINTEXT" : "SASL_SSL";
-        settings.put("listeners", client + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        settings.put(
+                "listeners",
+                client
+                        + "://127.0.0.1:"
+                        + brokerPort
+                        + ",CONTROLLER://127.0.0.1:"
+                        + controllerPort);
         settings.put("advertised.listeners", client + "://127.0.0.1:" + brokerPort);
         settings.put("controller.listener.names", "CONTROLLER");
         settings.put("inter.broker.listener.name", client);
-        settings.put("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
+        settings.put(
+                "listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
         TlsCertificates certificates = null;
         if (users != null) {
-            // Beside the data, not in it: the log manager takes every directory in log.dirs for a partition.
-            certificates = TlsCertificates.create(Path.of(dataDir + "-tls"), "CN=localhost", List.of("127.0.0.1"), 2);
+            // Beside the data, not in it: the log manager takes every directory in log.dirs for a
+            // partition.
+            certificates =
+                    TlsCertificates.create(
+                            Path.of(dataDir + "-tls"), "CN=localhost", List.of("127.0.0.1"), 2);
             settings.put("ssl.keystore.location", certificates.keystore().toString());
             settings.put("ssl.keystore.type", "PKCS12");
             settings.put("ssl.keystore.password", certificates.password());
@@ -143,10 +171,16 @@ public final class EmbeddedKafka implements AutoCloseable {
             settings.put("ssl.truststore.password", certificates.password());
             settings.put("sasl.enabled.mechanisms", Users.MECHANISM);
             settings.put("sasl.mechanism.inter.broker.protocol", Users.MECHANISM);
-            settings.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
-                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + ADMIN
-                            + "\" password=\"" + users.adminPassword() + "\";");
-            settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            settings.put(
+                    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                            + ADMIN
+                            + "\" password=\""
+                            + users.adminPassword()
+                            + "\";");
+            settings.put(
+                    "authorizer.class.name",
+                    "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
             settings.put("allow.everyone.if.no.acl.found", "false");
             settings.put("super.users", "User:" + ADMIN + ";User:ANONYMOUS");
         }
@@ -169,14 +203,17 @@ public final class EmbeddedKafka implements AutoCloseable {
 
         new Formatter()
                 // It prints its bootstrap records; nobody needs them.
-                .setPrintStream(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8))
+                .setPrintStream(
+                        new PrintStream(
+                                OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8))
                 .setNodeId(NODE_ID)
                 .setClusterId(Uuid.randomUuid().toString())
                 .setDirectories(List.of(dataDir.toString()))
                 .setMetadataLogDirectory(dataDir.toString())
                 .setControllerListenerName("CONTROLLER")
                 .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-                // What a freshly formatted 4.2 broker runs, not the newest unreleased metadata version.
+                // What a freshly formatted 4.2 broker runs, not the newest unreleased metadata
+                // version.
                 .setReleaseVersion(MetadataVersion.latestProduction())
                 .setScramArguments(users == null ? List.of() : users.scramArguments())
                 .run();
@@ -203,14 +240,24 @@ public final class EmbeddedKafka implements AutoCloseable {
      * met it, and the broker stops serving.
      */
     private static void refuseToExitTheJvm() {
-        Exit.setExitProcedure((code, message) -> {
-            LOG.error("The embedded Kafka broker met a fatal fault (it would exit with {}): {}", code, message);
-            throw new IllegalStateException("embedded Kafka broker: fatal fault, exit " + code + ": " + message);
-        });
-        Exit.setHaltProcedure((code, message) -> {
-            LOG.error("The embedded Kafka broker met a fatal fault (it would halt with {}): {}", code, message);
-            throw new IllegalStateException("embedded Kafka broker: fatal fault, halt " + code + ": " + message);
-        });
+        Exit.setExitProcedure(
+                (code, message) -> {
+                    LOG.error(
+                            "The embedded Kafka broker met a fatal fault (it would exit with {}): {}",
+                            code,
+                            message);
+                    throw new IllegalStateException(
+                            "embedded Kafka broker: fatal fault, exit " + code + ": " + message);
+                });
+        Exit.setHaltProcedure(
+                (code, message) -> {
+                    LOG.error(
+                            "The embedded Kafka broker met a fatal fault (it would halt with {}): {}",
+                            code,
+                            message);
+                    throw new IllegalStateException(
+                            "embedded Kafka broker: fatal fault, halt " + code + ": " + message);
+                });
     }
 
     /**
@@ -233,12 +280,14 @@ public final class EmbeddedKafka implements AutoCloseable {
                     if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
                         return;
                     }
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (java.util.concurrent.ExecutionException
+                        | java.util.concurrent.TimeoutException e) {
                     last = e;
                 }
                 Thread.sleep(50);
             }
-            throw new IllegalStateException("the embedded broker did not register within 60 s", last);
+            throw new IllegalStateException(
+                    "the embedded broker did not register within 60 s", last);
         }
     }
 
@@ -283,7 +332,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("partitions of " + topics + " have no leader after 30 s");
+                throw new IllegalStateException(
+                        "partitions of " + topics + " have no leader after 30 s");
             }
             Thread.sleep(50);
         }
@@ -292,11 +342,17 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Whether every partition has a leader; a topic the broker does not know yet has none. */
     private static boolean allLed(Admin admin, List<String> topics) throws Exception {
         try {
-            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+            return admin
+                    .describeTopics(topics)
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
                     .flatMap(d -> d.partitions().stream())
                     .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+            if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
                 return false; // created, but its metadata has not reached the broker's cache yet
             }
             throw e;

@@ -21,18 +21,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Connects people to the ingest job. Both sides are TCP clients (people with {@code nc}, the job
- * with its socket source), so the hub listens twice on loopback: on the publish port for people,
- * on the ingest port for the job. Every line published goes to every connected ingest reader.
+ * with its socket source), so the hub listens twice on loopback: on the publish port for people, on
+ * the ingest port for the job. Every line published goes to every connected ingest reader.
  *
  * <p>Each reader has its own writer thread and a bounded queue, so a slow reader pushes back on the
- * publishers without stalling the hub, and a watcher that notices at once when the reader goes
- * away (the ingest job restarting): lines it had not been sent wait for the next reader, like lines
+ * publishers without stalling the hub, and a watcher that notices at once when the reader goes away
+ * (the ingest job restarting): lines it had not been sent wait for the next reader, like lines
  * published while none is connected (up to {@value #MAX_WAITING}; more are dropped and counted).
  * Lines longer than {@value #MAX_LINE_BYTES} bytes are cut there.
  */
 public final class LineHub implements AutoCloseable {
 
-    private final java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong published =
+            new java.util.concurrent.atomic.AtomicLong();
 
     static final int MAX_WAITING = 100_000;
     static final int MAX_LINE_BYTES = 1024 * 1024;
@@ -52,7 +53,9 @@ public final class LineHub implements AutoCloseable {
         this.ingestServer = ingestServer;
     }
 
-    /** @param publishPort 0 for any free port */
+    /**
+     * @param publishPort 0 for any free port
+     */
     public static LineHub start(int publishPort) throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         ServerSocket publish = new ServerSocket(publishPort, 50, loopback);
@@ -124,13 +127,15 @@ public final class LineHub implements AutoCloseable {
             try {
                 Socket socket = publishServer.accept();
                 sockets.add(socket);
-                daemon("hub-publisher-" + socket.getPort(), () -> {
-                    try {
-                        pump(socket.getInputStream());
-                    } catch (IOException e) {
-                        LOG.info("A publisher went away: {}", e.toString());
-                    }
-                });
+                daemon(
+                        "hub-publisher-" + socket.getPort(),
+                        () -> {
+                            try {
+                                pump(socket.getInputStream());
+                            } catch (IOException e) {
+                                LOG.info("A publisher went away: {}", e.toString());
+                            }
+                        });
             } catch (IOException e) {
                 return; // closed
             }

@@ -12,9 +12,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The TCP sockets this JVM listens on, read from Linux's {@code /proc} (what {@code ss -ltnp}
- * shows for this process): the open socket inodes under {@code /proc/self/fd}, matched with the
- * LISTEN entries of {@code /proc/net/tcp} and {@code tcp6}.
+ * The TCP sockets this JVM listens on, read from Linux's {@code /proc} (what {@code ss -ltnp} shows
+ * for this process): the open socket inodes under {@code /proc/self/fd}, matched with the LISTEN
+ * entries of {@code /proc/net/tcp} and {@code tcp6}.
  */
 public final class ListeningSockets {
 

@@ -1,11 +1,11 @@
 package io.kfp.embedded;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.DidYouMean;
 import io.kfp.common.config.InvalidConfigurationException;
-import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
@@ -28,8 +28,8 @@ import org.apache.logging.log4j.LogManager;
 
 /**
  * The whole pipeline on one machine, in one process: an embedded Kafka broker and Flink cluster,
- * the topics, and the three jobs started through their own {@code main} plumbing. Lines come
- * from this process's stdin and from {@code nc localhost PORT}; the sink prints them here.
+ * the topics, and the three jobs started through their own {@code main} plumbing. Lines come from
+ * this process's stdin and from {@code nc localhost PORT}; the sink prints them here.
  *
  * <p>Started by {@code ./run-pipeline}, which sets the logging configuration ({@code
  * kfp-log4j2.properties}) and turns off log4j's own shutdown hook: ours stops the jobs and still
@@ -43,13 +43,24 @@ public final class LocalPipeline {
 
     static final String INPUT_TOPIC = "lines";
     static final String OUTPUT_TOPIC = "relayed";
+
     /** One partition and one ingest writer, so lines come out in the order they were typed. */
     static final int PARTITIONS = 1;
+
     static final List<JobSpec> JOBS = List.of(IngestJob.SPEC, RelayJob.SPEC, SinkJob.SPEC);
-    /** Options the launcher sets for the pipeline to hang together; users cannot change them here. */
-    static final Set<String> WIRING = Set.of(
-            "kafka.bootstrap-servers", "source.topics", "source.topic-pattern", "sink.topic",
-            "ingest.endpoints", "checkpoint.dir", "checkpoint.savepoint-dir");
+
+    /**
+     * Options the launcher sets for the pipeline to hang together; users cannot change them here.
+     */
+    static final Set<String> WIRING =
+            Set.of(
+                    "kafka.bootstrap-servers",
+                    "source.topics",
+                    "source.topic-pattern",
+                    "sink.topic",
+                    "ingest.endpoints",
+                    "checkpoint.dir",
+                    "checkpoint.savepoint-dir");
 
     private LocalPipeline() {}
 
@@ -64,7 +75,8 @@ public final class LocalPipeline {
         return run(args, out, err, System.console() != null);
     }
 
-    static int run(String[] args, PrintStream stdout, PrintStream stderr, boolean terminal) throws Exception {
+    static int run(String[] args, PrintStream stdout, PrintStream stderr, boolean terminal)
+            throws Exception {
         PrintStream out = stdout;
         PrintStream err = stderr;
         LauncherArgs launcher;
@@ -83,10 +95,16 @@ public final class LocalPipeline {
         // On a terminal, a status line stays below what the sink prints; in a pipe there is none.
         StatusLine status = null;
         if (terminal) {
-            status = new StatusLine(new java.io.FileOutputStream(java.io.FileDescriptor.out), Integer.getInteger(COLUMNS, 80));
+            status =
+                    new StatusLine(
+                            new java.io.FileOutputStream(java.io.FileDescriptor.out),
+                            Integer.getInteger(COLUMNS, 80));
             System.setOut(new PrintStream(status, true, java.nio.charset.StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(status.beside(new java.io.FileOutputStream(java.io.FileDescriptor.err)), true,
-                    java.nio.charset.StandardCharsets.UTF_8));
+            System.setErr(
+                    new PrintStream(
+                            status.beside(new java.io.FileOutputStream(java.io.FileDescriptor.err)),
+                            true,
+                            java.nio.charset.StandardCharsets.UTF_8));
             out = System.out;
             err = System.err;
         }
@@ -98,13 +116,18 @@ public final class LocalPipeline {
         Path work = Files.createTempDirectory(launcher.workDir.toAbsolutePath(), "pipeline-");
         List<AutoCloseable> started = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            hookOut.println();
-            hookOut.println("Stopping: jobs, Flink, Kafka; deleting " + work);
-            stopAll(started, work, hookErr);
-            stopped.countDown();
-            LogManager.shutdown();
-        }, "local-pipeline-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    hookOut.println();
+                                    hookOut.println(
+                                            "Stopping: jobs, Flink, Kafka; deleting " + work);
+                                    stopAll(started, work, hookErr);
+                                    stopped.countDown();
+                                    LogManager.shutdown();
+                                },
+                                "local-pipeline-shutdown"));
 
         EmbeddedKafka kafka = EmbeddedKafka.start(work);
         started.add(kafka);
@@ -115,87 +138,152 @@ public final class LocalPipeline {
         try {
             hub = LineHub.start(launcher.port);
         } catch (java.net.BindException e) {
-            err.println("local pipeline: port " + launcher.port + " is in use; pass --port with another one (0 = any free port).");
+            err.println(
+                    "local pipeline: port "
+                            + launcher.port
+                            + " is in use; pass --port with another one (0 = any free port).");
             return 2;
         }
         started.add(hub);
         started.add(flink::cancelAll); // stopped in reverse order: the jobs first
 
         PrintStream console = out;
-        Map<JobSpec, List<String>> jobArgs = jobArguments(launcher, kafka.bootstrapServers(), hub.ingestPort(), work);
+        Map<JobSpec, List<String>> jobArgs =
+                jobArguments(launcher, kafka.bootstrapServers(), hub.ingestPort(), work);
         Map<JobSpec, Configuration> configs = new LinkedHashMap<>();
         if (!launcher.verbose && System.getProperty(CONFIG_LOG) != null) {
-            out.println("Each job's effective configuration: " + Path.of(System.getProperty(CONFIG_LOG)).toAbsolutePath()
-                    + " (--verbose prints it here)");
+            out.println(
+                    "Each job's effective configuration: "
+                            + Path.of(System.getProperty(CONFIG_LOG)).toAbsolutePath()
+                            + " (--verbose prints it here)");
         }
         for (Map.Entry<JobSpec, List<String>> job : jobArgs.entrySet()) {
             JobSpec spec = job.getKey();
-            EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(spec, config -> {
-                configs.put(spec, config);
-                console.println(summary(spec, config));
-                return spec.workflow(config);
-            }, job.getValue().toArray(String[]::new), out, err);
+            EmbeddedJobs.Submitted submitted =
+                    EmbeddedJobs.submit(
+                            spec,
+                            config -> {
+                                configs.put(spec, config);
+                                console.println(summary(spec, config));
+                                return spec.workflow(config);
+                            },
+                            job.getValue().toArray(String[]::new),
+                            out,
+                            err);
             if (submitted.exitCode() != 0) {
-                err.println(spec.command() + " could not start (exit " + submitted.exitCode() + "); stopping.");
+                err.println(
+                        spec.command()
+                                + " could not start (exit "
+                                + submitted.exitCode()
+                                + "); stopping.");
                 return submitted.exitCode();
             }
         }
         hub.forward(status == null ? System.in : status.watching(System.in), "stdin");
 
         out.println();
-        out.println("Pipeline running: lines -> ingest-job -> topic '" + INPUT_TOPIC + "' -> relay-job (exactly-once) -> topic '"
-                + OUTPUT_TOPIC + "' -> sink-job -> this console.");
-        out.println("Kafka: " + kafka.bootstrapServers() + "   Flink REST: " + flink.cluster().getRestAddress().get());
-        out.println("Type lines here, or from another terminal:  nc localhost " + hub.publishPort());
-        out.println("Lines appear below once their checkpoint commits (every few seconds). Ctrl-C stops everything.");
+        out.println(
+                "Pipeline running: lines -> ingest-job -> topic '"
+                        + INPUT_TOPIC
+                        + "' -> relay-job (exactly-once) -> topic '"
+                        + OUTPUT_TOPIC
+                        + "' -> sink-job -> this console.");
+        out.println(
+                "Kafka: "
+                        + kafka.bootstrapServers()
+                        + "   Flink REST: "
+                        + flink.cluster().getRestAddress().get());
+        out.println(
+                "Type lines here, or from another terminal:  nc localhost " + hub.publishPort());
+        out.println(
+                "Lines appear below once their checkpoint commits (every few seconds). Ctrl-C stops everything.");
         out.println();
         if (status != null) {
-            started.add(refreshEvery(STATUS_INTERVAL, status, new PipelineStatus(kafka, hub, status, configs), stderr));
+            started.add(
+                    refreshEvery(
+                            STATUS_INTERVAL,
+                            status,
+                            new PipelineStatus(kafka, hub, status, configs),
+                            stderr));
         }
         stopped.await();
         return 0;
     }
 
-    /** Where the launcher's logging configuration writes the jobs' configuration and our INFO log. */
+    /**
+     * Where the launcher's logging configuration writes the jobs' configuration and our INFO log.
+     */
     static final String CONFIG_LOG = "kfp.pipeline.log";
+
     /** How wide the terminal is ({@code tput cols}, set by run-pipeline); 80 when unknown. */
     static final String COLUMNS = "kfp.columns";
+
     static final java.time.Duration STATUS_INTERVAL = java.time.Duration.ofSeconds(2);
 
-    /** One line a job says at start: what it guarantees, how often it commits, what it reads and writes. */
+    /**
+     * One line a job says at start: what it guarantees, how often it commits, what it reads and
+     * writes.
+     */
     static String summary(JobSpec spec, Configuration config) {
-        String input = config.getOptional(SourceOptions.TOPICS).isPresent() || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
-                ? SourceOptions.describeInput(config) : "typed lines";
+        String input =
+                config.getOptional(SourceOptions.TOPICS).isPresent()
+                                || config.getOptional(SourceOptions.TOPIC_PATTERN).isPresent()
+                        ? SourceOptions.describeInput(config)
+                        : "typed lines";
         String output = config.getOptional(KafkaSinkOptions.TOPIC).orElse("this console");
-        return spec.command() + ": " + (config.getOptional(KafkaSinkOptions.TOPIC).isPresent() ? ConfigValidator.text(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)) + ", " : "")
+        return spec.command()
+                + ": "
+                + (config.getOptional(KafkaSinkOptions.TOPIC).isPresent()
+                        ? ConfigValidator.text(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE))
+                                + ", "
+                        : "")
                 + (config.get(CheckpointOptions.ENABLED)
-                        ? "checkpoint every " + org.apache.flink.util.TimeUtils.formatWithHighestUnit(config.get(CheckpointOptions.INTERVAL))
+                        ? "checkpoint every "
+                                + org.apache.flink.util.TimeUtils.formatWithHighestUnit(
+                                        config.get(CheckpointOptions.INTERVAL))
                         : "no checkpoints")
-                + ", " + input + " -> " + output;
+                + ", "
+                + input
+                + " -> "
+                + output;
     }
 
     /** Redraws the status line every {@code interval} until closed. */
-    private static AutoCloseable refreshEvery(java.time.Duration interval, StatusLine line, PipelineStatus status, PrintStream stderr) {
-        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "local-pipeline-status");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                line.show(status.describe());
-            } catch (Throwable e) {
-                // Shown instead of the figures (the status line is the one place the user looks), and
-                // caught whole: anything thrown here would end the refreshing for good.
-                try {
-                    line.show("status unavailable: " + e);
-                } catch (IOException terminalGone) {
-                    stderr.println("local pipeline: the status line cannot be drawn: " + terminalGone);
-                }
-            }
-        }, 0, interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    private static AutoCloseable refreshEvery(
+            java.time.Duration interval,
+            StatusLine line,
+            PipelineStatus status,
+            PrintStream stderr) {
+        java.util.concurrent.ScheduledExecutorService timer =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "local-pipeline-status");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        line.show(status.describe());
+                    } catch (Throwable e) {
+                        // Shown instead of the figures (the status line is the one place the user
+                        // looks), and
+                        // caught whole: anything thrown here would end the refreshing for good.
+                        try {
+                            line.show("status unavailable: " + e);
+                        } catch (IOException terminalGone) {
+                            stderr.println(
+                                    "local pipeline: the status line cannot be drawn: "
+                                            + terminalGone);
+                        }
+                    }
+                },
+                0,
+                interval.toMillis(),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
         return () -> {
-            line.clear(); // from here on show() draws nothing, whatever a refresh still running does
+            line.clear(); // from here on show() draws nothing, whatever a refresh still running
+            // does
             timer.shutdownNow();
             timer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
             status.close();
@@ -203,27 +291,48 @@ public final class LocalPipeline {
     }
 
     /** Every job gets the wiring, then the user's options it declares. */
-    static Map<JobSpec, List<String>> jobArguments(LauncherArgs launcher, String bootstrap, int ingestPort, Path work) {
+    static Map<JobSpec, List<String>> jobArguments(
+            LauncherArgs launcher, String bootstrap, int ingestPort, Path work) {
         Map<JobSpec, List<String>> all = new LinkedHashMap<>();
-        List<String> shared = List.of(
-                "--kafka.bootstrap-servers", bootstrap,
-                "--checkpoint.dir", work.resolve("checkpoints").toString(),
-                "--checkpoint.savepoint-dir", work.resolve("savepoints").toString());
-        all.put(IngestJob.SPEC, new ArrayList<>(List.of("--sink.topic", INPUT_TOPIC, "--ingest.endpoints", "127.0.0.1:" + ingestPort,
-                "--job.parallelism", "1")));
-        all.put(RelayJob.SPEC, new ArrayList<>(List.of("--source.topics", INPUT_TOPIC, "--sink.topic", OUTPUT_TOPIC)));
-        all.put(SinkJob.SPEC, new ArrayList<>(List.of("--source.topics", OUTPUT_TOPIC, "--source.offset-reset", "earliest")));
+        List<String> shared =
+                List.of(
+                        "--kafka.bootstrap-servers", bootstrap,
+                        "--checkpoint.dir", work.resolve("checkpoints").toString(),
+                        "--checkpoint.savepoint-dir", work.resolve("savepoints").toString());
+        all.put(
+                IngestJob.SPEC,
+                new ArrayList<>(
+                        List.of(
+                                "--sink.topic",
+                                INPUT_TOPIC,
+                                "--ingest.endpoints",
+                                "127.0.0.1:" + ingestPort,
+                                "--job.parallelism",
+                                "1")));
+        all.put(
+                RelayJob.SPEC,
+                new ArrayList<>(
+                        List.of("--source.topics", INPUT_TOPIC, "--sink.topic", OUTPUT_TOPIC)));
+        all.put(
+                SinkJob.SPEC,
+                new ArrayList<>(
+                        List.of(
+                                "--source.topics",
+                                OUTPUT_TOPIC,
+                                "--source.offset-reset",
+                                "earliest")));
         for (List<String> args : all.values()) {
             args.addAll(shared);
         }
-        launcher.jobOptions.forEach((key, value) -> {
-            for (JobSpec spec : JOBS) {
-                if (declares(spec, key)) {
-                    all.get(spec).add("--" + key);
-                    all.get(spec).add(value);
-                }
-            }
-        });
+        launcher.jobOptions.forEach(
+                (key, value) -> {
+                    for (JobSpec spec : JOBS) {
+                        if (declares(spec, key)) {
+                            all.get(spec).add("--" + key);
+                            all.get(spec).add(value);
+                        }
+                    }
+                });
         return all;
     }
 
@@ -249,7 +358,6 @@ public final class LocalPipeline {
         }
     }
 
-
     /** The launcher's own options, and the job options to pass on. */
     static final class LauncherArgs {
         int port = 9999;
@@ -268,43 +376,77 @@ public final class LocalPipeline {
             for (JobSpec spec : JOBS) {
                 known.addAll(ConfigValidator.knownKeys(spec.groups()));
             }
-            loaded.raw().entries().forEach((key, entry) -> {
-                String value = entry.value();
-                switch (key) {
-                    case "port" -> {
-                        try {
-                            parsed.port = Integer.parseInt(value);
-                        } catch (NumberFormatException e) {
-                            problems.add(new ConfigProblem("port", value, "command line", "not a port number.", "use e.g. --port 9999, or 0 for any free port."));
-                        }
-                    }
-                    case "work-dir" -> parsed.workDir = Path.of(value);
-                    case "verbose" -> {
-                        // run-pipeline picks the logging by the bare word, before Java starts: only that form.
-                        if (!value.equals("true") || java.util.Arrays.stream(args).noneMatch("--verbose"::equals)) {
-                            problems.add(new ConfigProblem("verbose", value, "command line", "takes no value.", "write --verbose alone."));
-                        }
-                        parsed.verbose = true;
-                    }
-                    default -> {
-                        if (WIRING.contains(key)) {
-                            problems.add(new ConfigProblem(key, value, "command line",
-                                    "the local pipeline wires this itself (topics, broker, socket).",
-                                    "remove it; run the jobs one by one (deploy/bin/kfp) to choose it."));
-                        } else if (JOBS.stream().anyMatch(spec -> declares(spec, key))) {
-                            parsed.jobOptions.put(key, value);
-                        } else {
-                            List<String> candidates = new ArrayList<>(known);
-                            candidates.add("port");
-                            candidates.add("work-dir");
-                            candidates.add("verbose");
-                            problems.add(new ConfigProblem(key, value, "command line", "no job of the pipeline has this option.",
-                                    DidYouMean.suggest(key, candidates).map(s -> "did you mean '" + s + "'?")
-                                            .orElse("see --help of ingest-job, relay-job and sink-job.")));
-                        }
-                    }
-                }
-            });
+            loaded.raw()
+                    .entries()
+                    .forEach(
+                            (key, entry) -> {
+                                String value = entry.value();
+                                switch (key) {
+                                    case "port" -> {
+                                        try {
+                                            parsed.port = Integer.parseInt(value);
+                                        } catch (NumberFormatException e) {
+                                            problems.add(
+                                                    new ConfigProblem(
+                                                            "port",
+                                                            value,
+                                                            "command line",
+                                                            "not a port number.",
+                                                            "use e.g. --port 9999, or 0 for any free port."));
+                                        }
+                                    }
+                                    case "work-dir" -> parsed.workDir = Path.of(value);
+                                    case "verbose" -> {
+                                        // run-pipeline picks the logging by the bare word, before
+                                        // Java starts: only that form.
+                                        if (!value.equals("true")
+                                                || java.util.Arrays.stream(args)
+                                                        .noneMatch("--verbose"::equals)) {
+                                            problems.add(
+                                                    new ConfigProblem(
+                                                            "verbose",
+                                                            value,
+                                                            "command line",
+                                                            "takes no value.",
+                                                            "write --verbose alone."));
+                                        }
+                                        parsed.verbose = true;
+                                    }
+                                    default -> {
+                                        if (WIRING.contains(key)) {
+                                            problems.add(
+                                                    new ConfigProblem(
+                                                            key,
+                                                            value,
+                                                            "command line",
+                                                            "the local pipeline wires this itself (topics, broker, socket).",
+                                                            "remove it; run the jobs one by one (deploy/bin/kfp) to choose it."));
+                                        } else if (JOBS.stream()
+                                                .anyMatch(spec -> declares(spec, key))) {
+                                            parsed.jobOptions.put(key, value);
+                                        } else {
+                                            List<String> candidates = new ArrayList<>(known);
+                                            candidates.add("port");
+                                            candidates.add("work-dir");
+                                            candidates.add("verbose");
+                                            problems.add(
+                                                    new ConfigProblem(
+                                                            key,
+                                                            value,
+                                                            "command line",
+                                                            "no job of the pipeline has this option.",
+                                                            DidYouMean.suggest(key, candidates)
+                                                                    .map(
+                                                                            s ->
+                                                                                    "did you mean '"
+                                                                                            + s
+                                                                                            + "'?")
+                                                                    .orElse(
+                                                                            "see --help of ingest-job, relay-job and sink-job.")));
+                                        }
+                                    }
+                                }
+                            });
             if (!problems.isEmpty()) {
                 throw new InvalidConfigurationException(problems);
             }
@@ -312,20 +454,25 @@ public final class LocalPipeline {
         }
     }
 
-    static final String HELP = String.join("\n",
-            "local pipeline: Kafka broker, Flink cluster and the three jobs in one process.",
-            "",
-            "  lines (stdin, nc localhost PORT) -> ingest-job -> topic '" + INPUT_TOPIC + "' -> relay-job -> topic '"
-                    + OUTPUT_TOPIC + "' -> sink-job -> console",
-            "",
-            "Options:",
-            "  --port N          where to listen for lines (default 9999; 0 = any free port)",
-            "  --work-dir DIR    broker data and checkpoints, deleted on exit (default target/local-pipeline)",
-            "  --verbose         print each job's effective configuration and every INFO log line here, not only",
-            "                    to the log file (integration-tests/target/local-pipeline/pipeline.log)",
-            "  --<job option>    any option of ingest-job, relay-job or sink-job, given to each job that has it,",
-            "                    e.g. --relay.transform window-count, --checkpoint.interval 2s, --console.print-key",
-            "                    (each job's options: its README, or java -cp ... io.kfp.relay.RelayJob --help)",
-            "",
-            "Ctrl-C stops the jobs, the cluster and the broker and deletes the work directory.");
+    static final String HELP =
+            String.join(
+                    "\n",
+                    "local pipeline: Kafka broker, Flink cluster and the three jobs in one process.",
+                    "",
+                    "  lines (stdin, nc localhost PORT) -> ingest-job -> topic '"
+                            + INPUT_TOPIC
+                            + "' -> relay-job -> topic '"
+                            + OUTPUT_TOPIC
+                            + "' -> sink-job -> console",
+                    "",
+                    "Options:",
+                    "  --port N          where to listen for lines (default 9999; 0 = any free port)",
+                    "  --work-dir DIR    broker data and checkpoints, deleted on exit (default target/local-pipeline)",
+                    "  --verbose         print each job's effective configuration and every INFO log line here, not only",
+                    "                    to the log file (integration-tests/target/local-pipeline/pipeline.log)",
+                    "  --<job option>    any option of ingest-job, relay-job or sink-job, given to each job that has it,",
+                    "                    e.g. --relay.transform window-count, --checkpoint.interval 2s, --console.print-key",
+                    "                    (each job's options: its README, or java -cp ... io.kfp.relay.RelayJob --help)",
+                    "",
+                    "Ctrl-C stops the jobs, the cluster and the broker and deletes the work directory.");
 }

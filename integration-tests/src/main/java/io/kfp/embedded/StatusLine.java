@@ -6,10 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A status line that stays at the bottom of a terminal while other output scrolls above it: what
- * is written through this stream (the sink's records, our own messages) first erases the status
- * line, and once a line of it is complete, the status line is drawn again below. Only for a
- * terminal; in a pipe the local pipeline uses none, so no control codes reach a file.
+ * A status line that stays at the bottom of a terminal while other output scrolls above it: what is
+ * written through this stream (the sink's records, our own messages) first erases the status line,
+ * and once a line of it is complete, the status line is drawn again below. Only for a terminal; in
+ * a pipe the local pipeline uses none, so no control codes reach a file.
  */
 final class StatusLine extends OutputStream {
 
@@ -17,7 +17,8 @@ final class StatusLine extends OutputStream {
     private static final byte[] ERASE = "\r\033[K".getBytes(StandardCharsets.US_ASCII);
 
     /** Erase the (empty) line the cursor is on, go up one, erase that one too. */
-    private static final byte[] UP_AND_ERASE = "\r\033[K\033[1A\r\033[K".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UP_AND_ERASE =
+            "\r\033[K\033[1A\r\033[K".getBytes(StandardCharsets.US_ASCII);
 
     private final OutputStream terminal;
     private final int columns;
@@ -28,15 +29,17 @@ final class StatusLine extends OutputStream {
     private boolean midLine;
 
     /**
-     * @param columns how wide the terminal is: a longer status line would wrap, and erasing only its
-     *     last row would leave the rest behind, so it is cut to fit
+     * @param columns how wide the terminal is: a longer status line would wrap, and erasing only
+     *     its last row would leave the rest behind, so it is cut to fit
      */
     StatusLine(OutputStream terminal, int columns) {
         this.terminal = terminal;
         this.columns = columns;
     }
 
-    /** Complete lines written through this stream so far (the records the sink printed, and ours). */
+    /**
+     * Complete lines written through this stream so far (the records the sink printed, and ours).
+     */
     long lines() {
         return lines.get();
     }
@@ -47,7 +50,10 @@ final class StatusLine extends OutputStream {
             return;
         }
         String first = line.lines().findFirst().orElse("");
-        status = first.length() < columns ? first : first.substring(0, Math.max(0, columns - 2)) + "~";
+        status =
+                first.length() < columns
+                        ? first
+                        : first.substring(0, Math.max(0, columns - 2)) + "~";
         if (!midLine) {
             draw();
             terminal.flush();
@@ -108,8 +114,9 @@ final class StatusLine extends OutputStream {
     }
 
     /**
-     * A stream to {@code other} (stderr) that keeps clear of the status line too: the line is erased
-     * before it writes and drawn again after each complete line; not counted in {@link #lines()}.
+     * A stream to {@code other} (stderr) that keeps clear of the status line too: the line is
+     * erased before it writes and drawn again after each complete line; not counted in {@link
+     * #lines()}.
      */
     OutputStream beside(OutputStream other) {
         StatusLine line = this;

@@ -16,13 +16,19 @@ import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
-/** The local pipeline's quiet terminal: one line per job, a status line that stays clear of the records. */
+/**
+ * The local pipeline's quiet terminal: one line per job, a status line that stays clear of the
+ * records.
+ */
 class LocalPipelineTest {
 
     @Test
     void eachJobSaysInOneLineWhatItGuaranteesAndWhatItReadsAndWrites() {
-        LocalPipeline.LauncherArgs launcher = LocalPipeline.LauncherArgs.parse(new String[] {"--checkpoint.interval", "2 s"});
-        Map<JobSpec, List<String>> args = LocalPipeline.jobArguments(launcher, "127.0.0.1:9092", 4000, Path.of("target", "lp-test"));
+        LocalPipeline.LauncherArgs launcher =
+                LocalPipeline.LauncherArgs.parse(new String[] {"--checkpoint.interval", "2 s"});
+        Map<JobSpec, List<String>> args =
+                LocalPipeline.jobArguments(
+                        launcher, "127.0.0.1:9092", 4000, Path.of("target", "lp-test"));
 
         assertThat(LocalPipeline.summary(IngestJob.SPEC, config(IngestJob.SPEC, args)))
                 .isEqualTo("ingest-job: at-least-once, checkpoint every 2 s, typed lines -> lines");
@@ -35,9 +41,14 @@ class LocalPipelineTest {
     @Test
     void verboseIsALauncherOption() {
         assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--verbose"}).verbose).isTrue();
-        assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--port", "0"}).verbose).isFalse();
-        assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--verbose", "--port", "0"}).jobOptions).isEmpty();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LocalPipeline.LauncherArgs.parse(new String[] {"--verbose=false"}))
+        assertThat(LocalPipeline.LauncherArgs.parse(new String[] {"--port", "0"}).verbose)
+                .isFalse();
+        assertThat(
+                        LocalPipeline.LauncherArgs.parse(new String[] {"--verbose", "--port", "0"})
+                                .jobOptions)
+                .isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> LocalPipeline.LauncherArgs.parse(new String[] {"--verbose=false"}))
                 .hasMessageContaining("write --verbose alone");
     }
 
@@ -53,10 +64,20 @@ class LocalPipelineTest {
         line.beside(stderr).write(bytes("WARN something\n"));
         line.clear();
 
-        assertThat(terminal.toString(StandardCharsets.UTF_8)).isEqualTo(
-                "3 lines in" + "\r\033[K" + "hello\nwor" + "ld\n" + "4 lines in" + "\r\033[K" + "4 lines in" + "\r\033[K");
+        assertThat(terminal.toString(StandardCharsets.UTF_8))
+                .isEqualTo(
+                        "3 lines in"
+                                + "\r\033[K"
+                                + "hello\nwor"
+                                + "ld\n"
+                                + "4 lines in"
+                                + "\r\033[K"
+                                + "4 lines in"
+                                + "\r\033[K");
         assertThat(stderr.toString(StandardCharsets.UTF_8)).isEqualTo("WARN something\n");
-        assertThat(line.lines()).as("complete lines through the stream; stderr's not counted").isEqualTo(2);
+        assertThat(line.lines())
+                .as("complete lines through the stream; stderr's not counted")
+                .isEqualTo(2);
     }
 
     @Test
@@ -67,7 +88,8 @@ class LocalPipelineTest {
         line.clear();
         line.show("late");
         line.write(bytes("bye\n"));
-        assertThat(terminal.toString(StandardCharsets.UTF_8)).isEqualTo("01234567~" + "\r\033[K" + "bye\n");
+        assertThat(terminal.toString(StandardCharsets.UTF_8))
+                .isEqualTo("01234567~" + "\r\033[K" + "bye\n");
     }
 
     @Test
@@ -76,13 +98,20 @@ class LocalPipelineTest {
         StatusLine line = new StatusLine(terminal, 80);
         line.show("0 lines in");
         // What the terminal echoes is not ours; Enter is what we see, on stdin.
-        java.io.InputStream stdin = line.watching(new java.io.ByteArrayInputStream(bytes("typed\n")));
+        java.io.InputStream stdin =
+                line.watching(new java.io.ByteArrayInputStream(bytes("typed\n")));
         assertThat(stdin.readAllBytes()).isEqualTo(bytes("typed\n"));
-        assertThat(terminal.toString(StandardCharsets.UTF_8)).isEqualTo("0 lines in" + "\r\033[K\033[1A\r\033[K" + "0 lines in");
+        assertThat(terminal.toString(StandardCharsets.UTF_8))
+                .isEqualTo("0 lines in" + "\r\033[K\033[1A\r\033[K" + "0 lines in");
     }
 
     private static Configuration config(JobSpec spec, Map<JobSpec, List<String>> args) {
-        ConfigLoader.Loaded loaded = ConfigLoader.load(args.get(spec).toArray(String[]::new), Map.of(), spec.defaults(), spec.groups());
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
+                        args.get(spec).toArray(String[]::new),
+                        Map.of(),
+                        spec.defaults(),
+                        spec.groups());
         return ConfigValidator.validate(loaded.raw(), spec.groups(), loaded.syntaxProblems());
     }
 

@@ -55,67 +55,95 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The relay against a broker that encrypts (TLS, a CA made for the test), authenticates (SASL
- * SCRAM-SHA-512) and authorizes (StandardAuthorizer, nothing allowed without an ACL): with exactly the ACLs the relay README lists it copies every
- * record once; without Describe on its input topic, preflight says "not authorized", not "does
- * not exist"; its password may come from a file through Kafka's config providers. Throughout, the
- * passwords are searched for in everything logged (every logger at INFO), in stderr and in the
- * REST API's job config, cluster config, job and exception history.
+ * SCRAM-SHA-512) and authorizes (StandardAuthorizer, nothing allowed without an ACL): with exactly
+ * the ACLs the relay README lists it copies every record once; without Describe on its input topic,
+ * preflight says "not authorized", not "does not exist"; its password may come from a file through
+ * Kafka's config providers. Throughout, the passwords are searched for in everything logged (every
+ * logger at INFO), in stderr and in the REST API's job config, cluster config, job and exception
+ * history.
  */
 class AuthorizationTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(3);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(3);
 
     /** Each test's failure plan, reachable from the job's functions in this JVM. */
-    @RegisterExtension
-    final SharedObjectsExtension shared = SharedObjectsExtension.create();
+    @RegisterExtension final SharedObjectsExtension shared = SharedObjectsExtension.create();
 
     static final String ADMIN_PASSWORD = "admin-s3cret";
     static final String RELAY_PASSWORD = "relay-s3cret";
     static EmbeddedKafka kafka;
 
-    /** Everything logged in this JVM while the class runs, every logger at INFO at least: searched for the passwords. */
+    /**
+     * Everything logged in this JVM while the class runs, every logger at INFO at least: searched
+     * for the passwords.
+     */
     static final java.io.StringWriter LOGGED = new java.io.StringWriter();
+
     static Map<String, org.apache.logging.log4j.Level> levelsBefore;
 
     @BeforeAll
     static void logEverythingToSearchForSecrets() {
         org.apache.logging.log4j.core.LoggerContext context =
-                (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+                (org.apache.logging.log4j.core.LoggerContext)
+                        org.apache.logging.log4j.LogManager.getContext(false);
         org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
         levelsBefore = new java.util.HashMap<>();
         config.getLoggers().forEach((name, logger) -> levelsBefore.put(name, logger.getLevel()));
-        org.apache.logging.log4j.core.appender.WriterAppender appender = org.apache.logging.log4j.core.appender.WriterAppender
-                .newBuilder().setName("secret-search").setTarget(LOGGED)
-                .setLayout(org.apache.logging.log4j.core.layout.PatternLayout.newBuilder().withPattern("%c %m%n%throwable").build())
-                .build();
+        org.apache.logging.log4j.core.appender.WriterAppender appender =
+                org.apache.logging.log4j.core.appender.WriterAppender.newBuilder()
+                        .setName("secret-search")
+                        .setTarget(LOGGED)
+                        .setLayout(
+                                org.apache.logging.log4j.core.layout.PatternLayout.newBuilder()
+                                        .withPattern("%c %m%n%throwable")
+                                        .build())
+                        .build();
         appender.start();
         config.addAppender(appender);
         config.getRootLogger().addAppender(appender, null, null);
         // The console keeps its usual WARN view: the INFO flood goes to the search only.
         config.getRootLogger().removeAppender("console");
-        config.getRootLogger().addAppender(config.getAppender("console"), org.apache.logging.log4j.Level.WARN, null);
-        org.apache.logging.log4j.core.config.Configurator.setAllLevels("", org.apache.logging.log4j.Level.INFO);
+        config.getRootLogger()
+                .addAppender(
+                        config.getAppender("console"), org.apache.logging.log4j.Level.WARN, null);
+        org.apache.logging.log4j.core.config.Configurator.setAllLevels(
+                "", org.apache.logging.log4j.Level.INFO);
     }
 
     @AfterAll
     static void noPasswordWasLoggedAndLoggingIsRestored() {
         org.apache.logging.log4j.core.LoggerContext context =
-                (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+                (org.apache.logging.log4j.core.LoggerContext)
+                        org.apache.logging.log4j.LogManager.getContext(false);
         org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
         config.getRootLogger().removeAppender("secret-search");
         config.getRootLogger().removeAppender("console");
         config.getRootLogger().addAppender(config.getAppender("console"), null, null);
         org.apache.logging.log4j.core.config.Configurator.setLevel(levelsBefore);
         String logged = LOGGED.toString();
-        assertThat(logged).as("something was logged").contains("Starting relay-job with this configuration");
-        assertThat(logged).as("logs").doesNotContain(RELAY_PASSWORD, ADMIN_PASSWORD, "stranger-s3cret");
+        assertThat(logged)
+                .as("something was logged")
+                .contains("Starting relay-job with this configuration");
+        assertThat(logged)
+                .as("logs")
+                .doesNotContain(RELAY_PASSWORD, ADMIN_PASSWORD, "stranger-s3cret");
     }
 
     @BeforeAll
     static void startBroker() throws Exception {
-        kafka = EmbeddedKafka.startWithUsers(Path.of("target", "it-kafka"), ADMIN_PASSWORD,
-                Map.of("relay", RELAY_PASSWORD, "stranger", "stranger-s3cret", "ingest", "ingest-s3cret", "sink", "sink-s3cret"));
+        kafka =
+                EmbeddedKafka.startWithUsers(
+                        Path.of("target", "it-kafka"),
+                        ADMIN_PASSWORD,
+                        Map.of(
+                                "relay",
+                                RELAY_PASSWORD,
+                                "stranger",
+                                "stranger-s3cret",
+                                "ingest",
+                                "ingest-s3cret",
+                                "sink",
+                                "sink-s3cret"));
     }
 
     @AfterAll
@@ -133,52 +161,102 @@ class AuthorizationTest {
         acls.add(allow(user, ResourceType.GROUP, id, PatternType.LITERAL, AclOperation.READ));
         acls.add(allow(user, ResourceType.TOPIC, out, PatternType.LITERAL, AclOperation.WRITE));
         acls.add(allow(user, ResourceType.TOPIC, out, PatternType.LITERAL, AclOperation.DESCRIBE));
-        acls.add(allow(user, ResourceType.TRANSACTIONAL_ID, id, PatternType.PREFIXED, AclOperation.WRITE));
-        acls.add(allow(user, ResourceType.TRANSACTIONAL_ID, id, PatternType.PREFIXED, AclOperation.DESCRIBE));
+        acls.add(
+                allow(
+                        user,
+                        ResourceType.TRANSACTIONAL_ID,
+                        id,
+                        PatternType.PREFIXED,
+                        AclOperation.WRITE));
+        acls.add(
+                allow(
+                        user,
+                        ResourceType.TRANSACTIONAL_ID,
+                        id,
+                        PatternType.PREFIXED,
+                        AclOperation.DESCRIBE));
         return acls;
     }
 
-    static AclBinding allow(String user, ResourceType type, String name, PatternType pattern, AclOperation op) {
-        return new AclBinding(new ResourcePattern(type, name, pattern),
+    static AclBinding allow(
+            String user, ResourceType type, String name, PatternType pattern, AclOperation op) {
+        return new AclBinding(
+                new ResourcePattern(type, name, pattern),
                 new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW));
     }
 
     static List<String> relayArgs(String name, String user, String password, String... extra) {
-        List<String> args = clientArgs(name, user, password, "--source.topics", name + "-in", "--sink.topic", name + "-out");
+        List<String> args =
+                clientArgs(
+                        name,
+                        user,
+                        password,
+                        "--source.topics",
+                        name + "-in",
+                        "--sink.topic",
+                        name + "-out");
         args.addAll(List.of(extra));
         return args;
     }
 
     @Test
-    void withTheReadmesAclsTheRelayCopiesEveryRecordOnce(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
+    void withTheReadmesAclsTheRelayCopiesEveryRecordOnce(
+            @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         String name = "az";
         kafka.createTopics(2, name + "-in", name + "-out");
-        // What the relay computes for itself (--preflight.print-acls, kfp acls) is the README's list; granted, and no more.
-        List<AclBinding> computed = RequiredAcls.of(RelayJob.SPEC.configuration(relayArgs(name, "relay", RELAY_PASSWORD)
-                .toArray(String[]::new)), RelayJob.SPEC.groups(), List.of(), "User:relay");
-        assertThat(computed).containsExactlyInAnyOrderElementsOf(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name));
+        // What the relay computes for itself (--preflight.print-acls, kfp acls) is the README's
+        // list; granted, and no more.
+        List<AclBinding> computed =
+                RequiredAcls.of(
+                        RelayJob.SPEC.configuration(
+                                relayArgs(name, "relay", RELAY_PASSWORD).toArray(String[]::new)),
+                        RelayJob.SPEC.groups(),
+                        List.of(),
+                        "User:relay");
+        assertThat(computed)
+                .containsExactlyInAnyOrderElementsOf(
+                        relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name));
         try (Admin admin = kafka.admin()) {
             admin.createAcls(computed).all().get(30, TimeUnit.SECONDS);
         }
         List<String> sent = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(
+                        admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < 200; i++) {
                 sent.add(String.valueOf(i));
-                producer.send(new ProducerRecord<>(name + "-in", i % 2, null, String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
+                producer.send(
+                        new ProducerRecord<>(
+                                name + "-in",
+                                i % 2,
+                                null,
+                                String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
             }
         }
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC,
-                relayArgs(name, "relay", RELAY_PASSWORD).toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        RelayJob.SPEC,
+                        relayArgs(name, "relay", RELAY_PASSWORD).toArray(String[]::new),
+                        System.out,
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(s.exitCode()).as("submitted; stderr: %s", err).isZero();
         JobClient job = s.client();
         CommonTestUtils.waitUtil(
                 () -> committedOutput(name + "-out").size() >= sent.size(),
-                Duration.ofMinutes(1), Duration.ofMillis(100), "every record relayed");
-        for (String path : List.of("/jobs/" + job.getJobID() + "/config", "/jobmanager/config",
-                "/jobs/" + job.getJobID() + "/exceptions", "/jobs/" + job.getJobID())) {
-            assertThat(get(cluster.getWebInterfaceURL() + path)).as("REST " + path).isNotEmpty().doesNotContain(RELAY_PASSWORD);
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "every record relayed");
+        for (String path :
+                List.of(
+                        "/jobs/" + job.getJobID() + "/config",
+                        "/jobmanager/config",
+                        "/jobs/" + job.getJobID() + "/exceptions",
+                        "/jobs/" + job.getJobID())) {
+            assertThat(get(cluster.getWebInterfaceURL() + path))
+                    .as("REST " + path)
+                    .isNotEmpty()
+                    .doesNotContain(RELAY_PASSWORD);
         }
         job.cancel().get(1, TimeUnit.MINUTES);
         assertThat(committedOutput(name + "-out")).containsExactlyInAnyOrderElementsOf(sent);
@@ -194,40 +272,80 @@ class AuthorizationTest {
         String name = "az-file";
         kafka.createTopics(1, name + "-in", name + "-out");
         try (Admin admin = kafka.admin()) {
-            admin.createAcls(relayAcls("relay", name + "-in", name + "-out", "kfp.relay-job." + name))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(
+                            relayAcls(
+                                    "relay", name + "-in", name + "-out", "kfp.relay-job." + name))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
-            producer.send(new ProducerRecord<>(name + "-in", "from-file".getBytes(StandardCharsets.UTF_8))).get();
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(
+                        admin(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(
+                            new ProducerRecord<>(
+                                    name + "-in", "from-file".getBytes(StandardCharsets.UTF_8)))
+                    .get();
         }
         // What the README recommends: the secret in a file outside git, the job config naming it.
-        Path secrets = Files.createDirectories(Path.of("target", "it-secrets")).resolve("relay.properties");
+        Path secrets =
+                Files.createDirectories(Path.of("target", "it-secrets"))
+                        .resolve("relay.properties");
         Properties file = new Properties();
-        file.setProperty("jaas", kafka.clientOf("relay", RELAY_PASSWORD).getProperty("sasl.jaas.config"));
-        file.setProperty("truststore", kafka.clientOf("relay", "").getProperty("ssl.truststore.password"));
+        file.setProperty(
+                "jaas", kafka.clientOf("relay", RELAY_PASSWORD).getProperty("sasl.jaas.config"));
+        file.setProperty(
+                "truststore", kafka.clientOf("relay", "").getProperty("ssl.truststore.password"));
         try (var out = Files.newBufferedWriter(secrets)) {
             file.store(out, null);
         }
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
-                "--source.topics", name + "-in", "--sink.topic", name + "-out",
-                "--job.instance-id", name, "--job.parallelism", "1", "--checkpoint.interval", "1 s",
-                "--checkpoint.dir", "target/it-checkpoints/" + name,
-                "--kafka.properties.security.protocol", "SASL_SSL",
-                "--kafka.properties.sasl.mechanism", "SCRAM-SHA-512",
-                "--kafka.properties.ssl.truststore.location", kafka.clientOf("relay", "").getProperty("ssl.truststore.location"),
-                "--kafka.properties.ssl.truststore.type", "PKCS12",
-                "--kafka.properties.ssl.truststore.password", "${file:" + secrets.toAbsolutePath() + ":truststore}",
-                "--kafka.properties.config.providers", "file",
-                "--kafka.properties.config.providers.file.class", FileConfigProvider.class.getName(),
-                "--kafka.properties.sasl.jaas.config", "${file:" + secrets.toAbsolutePath() + ":jaas}"));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--source.topics",
+                                name + "-in",
+                                "--sink.topic",
+                                name + "-out",
+                                "--job.instance-id",
+                                name,
+                                "--job.parallelism",
+                                "1",
+                                "--checkpoint.interval",
+                                "1 s",
+                                "--checkpoint.dir",
+                                "target/it-checkpoints/" + name,
+                                "--kafka.properties.security.protocol",
+                                "SASL_SSL",
+                                "--kafka.properties.sasl.mechanism",
+                                "SCRAM-SHA-512",
+                                "--kafka.properties.ssl.truststore.location",
+                                kafka.clientOf("relay", "").getProperty("ssl.truststore.location"),
+                                "--kafka.properties.ssl.truststore.type",
+                                "PKCS12",
+                                "--kafka.properties.ssl.truststore.password",
+                                "${file:" + secrets.toAbsolutePath() + ":truststore}",
+                                "--kafka.properties.config.providers",
+                                "file",
+                                "--kafka.properties.config.providers.file.class",
+                                FileConfigProvider.class.getName(),
+                                "--kafka.properties.sasl.jaas.config",
+                                "${file:" + secrets.toAbsolutePath() + ":jaas}"));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(s.exitCode()).as("preflight's admin client authenticated; stderr: %s", err).isZero();
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        RelayJob.SPEC,
+                        args.toArray(String[]::new),
+                        System.out,
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(s.exitCode())
+                .as("preflight's admin client authenticated; stderr: %s", err)
+                .isZero();
         CommonTestUtils.waitUtil(
                 () -> committedOutput(name + "-out").contains("from-file"),
-                Duration.ofMinutes(1), Duration.ofMillis(100), "the record relayed by the source and sink authenticated from the file");
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "the record relayed by the source and sink authenticated from the file");
         s.client().cancel().get(1, TimeUnit.MINUTES);
         assertThat(args).noneMatch(a -> a.contains(RELAY_PASSWORD));
     }
@@ -250,17 +368,29 @@ class AuthorizationTest {
         try (Admin admin = Admin.create(admin())) {
             List<AclBinding> describeOnly = new ArrayList<>();
             for (String topic : List.of(name + "-in", name + "-out")) {
-                describeOnly.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-                        new AccessControlEntry("User:stranger", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW)));
+                describeOnly.add(
+                        new AclBinding(
+                                new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                                new AccessControlEntry(
+                                        "User:stranger",
+                                        "*",
+                                        AclOperation.DESCRIBE,
+                                        AclPermissionType.ALLOW)));
             }
             admin.createAcls(describeOnly).all().get(30, TimeUnit.SECONDS);
         }
-        // Each would otherwise fail the job on the cluster after it was submitted, restart after restart.
+        // Each would otherwise fail the job on the cluster after it was submitted, restart after
+        // restart.
         assertThat(refusedBeforeSubmitting(relayArgs(name, "stranger", "stranger-s3cret")))
-                .contains("not authorized to read the input topic '" + name + "-in'", "--operation Read --topic " + name + "-in")
+                .contains(
+                        "not authorized to read the input topic '" + name + "-in'",
+                        "--operation Read --topic " + name + "-in")
                 .contains("not authorized to write the output topic '" + name + "-out'")
                 .contains("not authorized to use the consumer group 'kfp.relay-job." + name + "'")
-                .contains("not authorized to use transactional ids starting with 'kfp.relay-job." + name + "'")
+                .contains(
+                        "not authorized to use transactional ids starting with 'kfp.relay-job."
+                                + name
+                                + "'")
                 .doesNotContain("stranger-s3cret");
     }
 
@@ -274,7 +404,8 @@ class AuthorizationTest {
     }
 
     @Test
-    void theThreeJobsRunWithTheAclsTheyComputeExactlyOnceThroughInjectedFailures() throws Exception {
+    void theThreeJobsRunWithTheAclsTheyComputeExactlyOnceThroughInjectedFailures()
+            throws Exception {
         String name = "az-all";
         kafka.createTopics(2, name + "-a", name + "-b");
         int n = 20_000;
@@ -285,28 +416,79 @@ class AuthorizationTest {
         synchronized (PipelineTest.PRINTED) {
             PipelineTest.PRINTED.reset();
         }
-        SharedReference<FailureInjector.Plan> planReference = shared.add(new FailureInjector.Plan());
+        SharedReference<FailureInjector.Plan> planReference =
+                shared.add(new FailureInjector.Plan());
         FailureInjector.Plan plan = planReference.get();
         List<JobClient> jobs = new ArrayList<>();
-        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+        try (java.net.ServerSocket server =
+                new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
             serveSlowly(server, lines);
-            List<String> ingest = clientArgs(name, "ingest", "ingest-s3cret", "--sink.topic", name + "-a",
-                    "--ingest.endpoints", "127.0.0.1:" + server.getLocalPort(), "--ingest.bounded", "true");
-            List<String> relay = clientArgs(name, "relay", RELAY_PASSWORD, "--source.topics", name + "-a", "--sink.topic", name + "-b");
-            List<String> sink = clientArgs(name, "sink", "sink-s3cret", "--source.topics", name + "-b", "--source.offset-reset", "earliest");
+            List<String> ingest =
+                    clientArgs(
+                            name,
+                            "ingest",
+                            "ingest-s3cret",
+                            "--sink.topic",
+                            name + "-a",
+                            "--ingest.endpoints",
+                            "127.0.0.1:" + server.getLocalPort(),
+                            "--ingest.bounded",
+                            "true");
+            List<String> relay =
+                    clientArgs(
+                            name,
+                            "relay",
+                            RELAY_PASSWORD,
+                            "--source.topics",
+                            name + "-a",
+                            "--sink.topic",
+                            name + "-b");
+            List<String> sink =
+                    clientArgs(
+                            name,
+                            "sink",
+                            "sink-s3cret",
+                            "--source.topics",
+                            name + "-b",
+                            "--source.offset-reset",
+                            "earliest");
             grant(IngestJob.SPEC, ingest, "User:ingest");
             grant(RelayJob.SPEC, relay, "User:relay");
             grant(SinkJob.SPEC, sink, "User:sink");
-            jobs.add(submitted(SinkJob.SPEC,
-                    c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))), sink));
-            // The relay fails twice (a record after its first checkpoint, then a checkpoint after it recovered).
-            jobs.add(submitted(RelayJob.SPEC, c -> RelayJob.fromConfig(c)
-                    .withStageAfterSource(st -> st.map(new FailureInjector(planReference, 5)).uid("failure-injector").name("failure-injector")), relay));
+            jobs.add(
+                    submitted(
+                            SinkJob.SPEC,
+                            c ->
+                                    SinkJob.fromConfig(
+                                            c,
+                                            new ConsoleSink(
+                                                    PipelineTest::printed, Duration.ofMillis(100))),
+                            sink));
+            // The relay fails twice (a record after its first checkpoint, then a checkpoint after
+            // it recovered).
+            jobs.add(
+                    submitted(
+                            RelayJob.SPEC,
+                            c ->
+                                    RelayJob.fromConfig(c)
+                                            .withStageAfterSource(
+                                                    st ->
+                                                            st.map(
+                                                                            new FailureInjector(
+                                                                                    planReference,
+                                                                                    5))
+                                                                    .uid("failure-injector")
+                                                                    .name("failure-injector")),
+                            relay));
             jobs.add(submitted(IngestJob.SPEC, IngestJob.SPEC::workflow, ingest));
             CommonTestUtils.waitUtil(
                     () -> plan.failuresInjected() == 2 && PipelineTest.printedLines().size() >= n,
-                    Duration.ofMinutes(3), Duration.ofMillis(100), "both failures injected and every line printed");
-            assertThat(PipelineTest.printedLines()).as("committed lines out, each once").containsExactlyInAnyOrderElementsOf(lines);
+                    Duration.ofMinutes(3),
+                    Duration.ofMillis(100),
+                    "both failures injected and every line printed");
+            assertThat(PipelineTest.printedLines())
+                    .as("committed lines out, each once")
+                    .containsExactlyInAnyOrderElementsOf(lines);
         } finally {
             plan.enabled = false;
             for (JobClient job : jobs) {
@@ -317,40 +499,62 @@ class AuthorizationTest {
         }
     }
 
-    /** The ingest job's connection gets {@code lines} over a few seconds, so checkpoints complete while they flow. */
+    /**
+     * The ingest job's connection gets {@code lines} over a few seconds, so checkpoints complete
+     * while they flow.
+     */
     private static void serveSlowly(java.net.ServerSocket server, List<String> lines) {
-        Thread t = new Thread(() -> {
-            try (java.net.Socket socket = server.accept(); java.io.OutputStream out = socket.getOutputStream()) {
-                for (int from = 0; from < lines.size(); from += 500) {
-                    StringBuilder chunk = new StringBuilder();
-                    lines.subList(from, Math.min(lines.size(), from + 500)).forEach(l -> chunk.append(l).append('\n'));
-                    out.write(chunk.toString().getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    Thread.sleep(100);
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "az-line-server");
+        Thread t =
+                new Thread(
+                        () -> {
+                            try (java.net.Socket socket = server.accept();
+                                    java.io.OutputStream out = socket.getOutputStream()) {
+                                for (int from = 0; from < lines.size(); from += 500) {
+                                    StringBuilder chunk = new StringBuilder();
+                                    lines.subList(from, Math.min(lines.size(), from + 500))
+                                            .forEach(l -> chunk.append(l).append('\n'));
+                                    out.write(chunk.toString().getBytes(StandardCharsets.UTF_8));
+                                    out.flush();
+                                    Thread.sleep(100);
+                                }
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        "az-line-server");
         t.setDaemon(true);
         t.start();
     }
 
-    private static JobClient submitted(JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, workflow, args.toArray(String[]::new), System.out, System.err);
+    private static JobClient submitted(
+            JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        spec, workflow, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).as(spec.command() + " submitted").isZero();
         return s.client();
     }
 
-    /** A job's arguments on this broker as {@code user}: parallelism 1, its own instance id and checkpoints. */
+    /**
+     * A job's arguments on this broker as {@code user}: parallelism 1, its own instance id and
+     * checkpoints.
+     */
     static List<String> clientArgs(String name, String user, String password, String... extra) {
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
-                "--job.instance-id", name,
-                "--job.parallelism", "1",
-                "--checkpoint.interval", "1 s",
-                "--checkpoint.dir", "target/it-checkpoints/" + name + "-" + user));
-        kafka.clientOf(user, password).forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--job.instance-id",
+                                name,
+                                "--job.parallelism",
+                                "1",
+                                "--checkpoint.interval",
+                                "1 s",
+                                "--checkpoint.dir",
+                                "target/it-checkpoints/" + name + "-" + user));
+        kafka.clientOf(user, password)
+                .forEach((k, v) -> args.addAll(List.of("--kafka.properties." + k, (String) v)));
         args.addAll(List.of(extra));
         return args;
     }
@@ -359,16 +563,29 @@ class AuthorizationTest {
     static void grant(JobSpec spec, List<String> args, String principal) throws Exception {
         ReadableConfig config = spec.configuration(args.toArray(String[]::new));
         try (Admin admin = kafka.admin()) {
-            admin.createAcls(RequiredAcls.of(config, spec.groups(), spec.extraOutputTopics().apply(config), principal))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(
+                            RequiredAcls.of(
+                                    config,
+                                    spec.groups(),
+                                    spec.extraOutputTopics().apply(config),
+                                    principal))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
-    /** Submits the relay with {@code args}, expects exit code 2 (refused before submitting) and returns its stderr. */
+    /**
+     * Submits the relay with {@code args}, expects exit code 2 (refused before submitting) and
+     * returns its stderr.
+     */
     static String refusedBeforeSubmitting(List<String> args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        RelayJob.SPEC,
+                        args.toArray(String[]::new),
+                        System.out,
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
         String stderr = err.toString(StandardCharsets.UTF_8);
         assertThat(s.exitCode()).as(stderr).isEqualTo(2);
         return stderr;
@@ -376,8 +593,10 @@ class AuthorizationTest {
 
     static String get(String url) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     static Properties admin() {
@@ -393,13 +612,21 @@ class AuthorizationTest {
         props.setProperty("auto.offset.reset", "earliest");
         props.setProperty("enable.auto.commit", "false");
         List<String> values = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(
+                                    p ->
+                                            new org.apache.kafka.common.TopicPartition(
+                                                    topic, p.partition()))
+                            .toList();
             consumer.assign(partitions);
             Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))
+                    && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     values.add(new String(r.value(), StandardCharsets.UTF_8));
                 }

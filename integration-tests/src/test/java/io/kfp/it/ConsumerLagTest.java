@@ -20,14 +20,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The true lag kfp status and the local pipeline show, on a real broker: a group that has read
- * every record of a transactional topic is not behind, though its committed offsets are (one
- * marker per transaction); aborted records are no lag either; records after the group's offsets
- * are, one by one; a gap longer than the counted limit is shown as its offset difference.
+ * every record of a transactional topic is not behind, though its committed offsets are (one marker
+ * per transaction); aborted records are no lag either; records after the group's offsets are, one
+ * by one; a gap longer than the counted limit is shown as its offset difference.
  */
 class ConsumerLagTest {
 
-    @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension();
+    @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
     @Test
     void markersAndAbortedRecordsAreNoLagRecordsAfterTheCommittedOffsetAre() throws Exception {
@@ -45,14 +44,22 @@ class ConsumerLagTest {
             }
             // The coordinator writes the markers after commitTransaction returns.
             awaitStable(tp, 33);
-            // A group that has read all 30 records commits the offset after the last one: the marker's.
+            // A group that has read all 30 records commits the offset after the last one: the
+            // marker's.
             commit("lag-all-read", tp, 32);
-            assertThat(lag("lag-all-read", topic)).singleElement().satisfies(p -> {
-                assertThat(p.stable()).as("last stable offset, after the last marker").isEqualTo(33);
-                assertThat(p.committed()).isEqualTo(32);
-                assertThat(p.lag()).as("behind by an offset, not by a record").isZero();
-                assertThat(p.exact()).isTrue();
-            });
+            assertThat(lag("lag-all-read", topic))
+                    .singleElement()
+                    .satisfies(
+                            p -> {
+                                assertThat(p.stable())
+                                        .as("last stable offset, after the last marker")
+                                        .isEqualTo(33);
+                                assertThat(p.committed()).isEqualTo(32);
+                                assertThat(p.lag())
+                                        .as("behind by an offset, not by a record")
+                                        .isZero();
+                                assertThat(p.exact()).isTrue();
+                            });
 
             // An aborted transaction takes offsets 33-37 and marker 38: still nothing to read.
             producer.beginTransaction();
@@ -62,17 +69,22 @@ class ConsumerLagTest {
             producer.flush();
             producer.abortTransaction();
             awaitStable(tp, 39);
-            assertThat(lag("lag-all-read", topic).get(0).lag()).as("aborted records are no lag").isZero();
+            assertThat(lag("lag-all-read", topic).get(0).lag())
+                    .as("aborted records are no lag")
+                    .isZero();
 
             // A group stopped after the first transaction: 20 committed records still to read.
             commit("lag-stopped", tp, 11);
             assertThat(lag("lag-stopped", topic).get(0).lag()).isEqualTo(20);
 
-            // A group that never committed: where it starts is the job's choice (earliest, latest), so unknown.
-            assertThat(lag("lag-never-committed", topic).get(0)).satisfies(p -> {
-                assertThat(p.committed()).isEqualTo(-1);
-                assertThat(p.lag()).isEqualTo(ConsumerLag.UNKNOWN);
-            });
+            // A group that never committed: where it starts is the job's choice (earliest, latest),
+            // so unknown.
+            assertThat(lag("lag-never-committed", topic).get(0))
+                    .satisfies(
+                            p -> {
+                                assertThat(p.committed()).isEqualTo(-1);
+                                assertThat(p.lag()).isEqualTo(ConsumerLag.UNKNOWN);
+                            });
         }
     }
 
@@ -86,10 +98,13 @@ class ConsumerLagTest {
         }
         Topics.produce(KAFKA.bootstrapServers(), records);
         commit("lag-long-group", new TopicPartition(topic, 0), 0);
-        assertThat(lag("lag-long-group", topic)).singleElement().satisfies(p -> {
-            assertThat(p.lag()).isEqualTo(ConsumerLag.COUNTED + 5);
-            assertThat(p.exact()).isFalse();
-        });
+        assertThat(lag("lag-long-group", topic))
+                .singleElement()
+                .satisfies(
+                        p -> {
+                            assertThat(p.lag()).isEqualTo(ConsumerLag.COUNTED + 5);
+                            assertThat(p.exact()).isFalse();
+                        });
     }
 
     private static List<ConsumerLag.Partition> lag(String group, String topic) {
@@ -102,13 +117,20 @@ class ConsumerLagTest {
 
     private static void awaitStable(TopicPartition tp, long offset) throws Exception {
         CommonTestUtils.waitUtil(
-                () -> Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true).get(tp.partition()) == offset,
-                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100), "the last stable offset of " + tp + " at " + offset);
+                () ->
+                        Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true)
+                                        .get(tp.partition())
+                                == offset,
+                java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofMillis(100),
+                "the last stable offset of " + tp + " at " + offset);
     }
 
     private static void commit(String group, TopicPartition tp, long offset) throws Exception {
         try (Admin admin = KAFKA.kafka().admin()) {
-            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset))).all().get(30, TimeUnit.SECONDS);
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 

@@ -46,19 +46,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ExactlyOnceTest {
 
-    @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension();
+    @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     /** Each test's failure plan, reachable from the job's functions in this JVM. */
-    @RegisterExtension
-    final SharedObjectsExtension shared = SharedObjectsExtension.create();
+    @RegisterExtension final SharedObjectsExtension shared = SharedObjectsExtension.create();
 
     static final int RECORDS = 100_000;
     static final int PARTITIONS = 4;
     static final int KEYS = 50;
+
     /**
      * An hour ago, on a 10 s window boundary. Not a fixed date: the broker deletes records older
      * than its retention (7 days by default) while the test reads them.
@@ -69,19 +67,30 @@ class ExactlyOnceTest {
     private static final PrintStream OUT = System.out;
 
     @Test
-    void relayIsExactlyOnceAcrossTaskFailuresAndARestoreFromTheRetainedCheckpoint(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    void relayIsExactlyOnceAcrossTaskFailuresAndARestoreFromTheRetainedCheckpoint(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
         Run run = new Run(shared, "eo", "--state.backend", "hashmap");
         run.produceInput();
         run.startWithFailures();
-        run.cancelAndRestore(cluster, () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
+        run.cancelAndRestore(
+                cluster,
+                () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
 
-        List<ConsumerRecord<byte[], byte[]>> committed = Topics.readAll(bootstrap(), run.output, true);
-        List<ConsumerRecord<byte[], byte[]>> everything = Topics.readAll(bootstrap(), run.output, false);
+        List<ConsumerRecord<byte[], byte[]>> committed =
+                Topics.readAll(bootstrap(), run.output, true);
+        List<ConsumerRecord<byte[], byte[]>> everything =
+                Topics.readAll(bootstrap(), run.output, false);
         Audit audit = Audit.of(committed);
         long aborted = everything.size() - committed.size();
-        OUT.printf("exactly-once relay: records=%d, failures injected=%d (+ cancel and restore), committed=%d,"
+        OUT.printf(
+                "exactly-once relay: records=%d, failures injected=%d (+ cancel and restore), committed=%d,"
                         + " aborted records seen with read_uncommitted=%d, duplicates=%d, gaps=%d%n",
-                RECORDS, run.plan.failuresInjected(), committed.size(), aborted, audit.duplicates, audit.gaps);
+                RECORDS,
+                run.plan.failuresInjected(),
+                committed.size(),
+                aborted,
+                audit.duplicates,
+                audit.gaps);
 
         assertThat(run.plan.failuresInjected()).isEqualTo(2);
         assertThat(audit.duplicates).as("duplicates").isZero();
@@ -91,32 +100,50 @@ class ExactlyOnceTest {
         Verdict verdict = verify(run);
         assertThat(verdict.clean()).as("kfp verify's verdict, byte for byte: %s", verdict).isTrue();
         assertThat(verdict.matched()).isEqualTo(RECORDS);
-        assertThat(aborted).as("aborted records: the failures must hit open transactions").isPositive();
+        assertThat(aborted)
+                .as("aborted records: the failures must hit open transactions")
+                .isPositive();
         run.assertNoOpenTransactionsOrProducerThreads();
     }
 
     @Test
-    void windowCountWithRocksDbCountsEveryRecordExactlyOnceAcrossFailures(@InjectMiniCluster MiniCluster cluster) throws Exception {
-        Run run = new Run(shared, "wc",
-                "--relay.transform", "window-count", "--relay.window-size", "10 s", "--state.backend", "rocksdb");
+    void windowCountWithRocksDbCountsEveryRecordExactlyOnceAcrossFailures(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        Run run =
+                new Run(
+                        shared,
+                        "wc",
+                        "--relay.transform",
+                        "window-count",
+                        "--relay.window-size",
+                        "10 s",
+                        "--state.backend",
+                        "rocksdb");
         run.produceInput();
         run.produceWatermarkFlush();
         run.startWithFailures();
-        run.cancelAndRestore(cluster, () -> sumOfCounts(Topics.readAll(bootstrap(), run.output, true)) >= RECORDS);
+        run.cancelAndRestore(
+                cluster,
+                () -> sumOfCounts(Topics.readAll(bootstrap(), run.output, true)) >= RECORDS);
 
-        List<ConsumerRecord<byte[], byte[]>> committed = Topics.readAll(bootstrap(), run.output, true);
+        List<ConsumerRecord<byte[], byte[]>> committed =
+                Topics.readAll(bootstrap(), run.output, true);
         long total = 0;
         Set<String> keyWindows = new HashSet<>();
         int repeated = 0;
         for (ConsumerRecord<byte[], byte[]> r : committed) {
             String json = new String(r.value(), StandardCharsets.UTF_8);
             total += Long.parseLong(json.replaceAll(".*\"count\":(\\d+)}", "$1"));
-            String keyWindow = new String(r.key(), StandardCharsets.UTF_8) + " " + json.replaceAll(",\"count\".*", "");
+            String keyWindow =
+                    new String(r.key(), StandardCharsets.UTF_8)
+                            + " "
+                            + json.replaceAll(",\"count\".*", "");
             if (!keyWindows.add(keyWindow)) {
                 repeated++;
             }
         }
-        OUT.printf("window-count (RocksDB): records=%d, failures injected=%d (+ cancel and restore), (key, window) results=%d,"
+        OUT.printf(
+                "window-count (RocksDB): records=%d, failures injected=%d (+ cancel and restore), (key, window) results=%d,"
                         + " repeated results=%d, sum of counts=%d%n",
                 RECORDS, run.plan.failuresInjected(), committed.size(), repeated, total);
 
@@ -129,34 +156,60 @@ class ExactlyOnceTest {
 
     @Test
     void atLeastOnceLosesNothingUnderTheSameFailures() throws Exception {
-        Run run = new Run(shared, "alo", "--sink.delivery-guarantee", "at-least-once", "--state.backend", "hashmap");
+        Run run =
+                new Run(
+                        shared,
+                        "alo",
+                        "--sink.delivery-guarantee",
+                        "at-least-once",
+                        "--state.backend",
+                        "hashmap");
         run.produceInput();
         run.startWithFailures();
-        run.awaitOutput(() -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
+        run.awaitOutput(
+                () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
         run.first.cancel().get(1, TimeUnit.MINUTES);
 
         Audit audit = Audit.of(Topics.readAll(bootstrap(), run.output, true));
-        OUT.printf("at-least-once relay: records=%d, failures injected=%d, received=%d, missing=%d, duplicates=%d%n",
+        OUT.printf(
+                "at-least-once relay: records=%d, failures injected=%d, received=%d, missing=%d, duplicates=%d%n",
                 RECORDS, run.plan.failuresInjected(), audit.received, audit.gaps, audit.duplicates);
         assertThat(run.plan.failuresInjected()).isEqualTo(2);
         assertThat(audit.gaps).as("missing records").isZero();
         assertThat(audit.distinct).isEqualTo(RECORDS);
         Verdict verdict = verify(run);
-        assertThat(verdict.count(Verdict.Kind.MISSING) + verdict.count(Verdict.Kind.ALTERED) + verdict.count(Verdict.Kind.UNEXPECTED))
-                .as("records lost, altered or made up (only duplicates are allowed): %s", verdict).isZero();
+        assertThat(
+                        verdict.count(Verdict.Kind.MISSING)
+                                + verdict.count(Verdict.Kind.ALTERED)
+                                + verdict.count(Verdict.Kind.UNEXPECTED))
+                .as("records lost, altered or made up (only duplicates are allowed): %s", verdict)
+                .isZero();
     }
 
     /** The verifier behind kfp verify, over the whole input and output. */
     static Verdict verify(Run run) {
         Properties client = new Properties();
         client.setProperty("bootstrap.servers", bootstrap());
-        return new RelayVerifier(client, Path.of("target", "verify-" + run.name), RelayVerifier.DEFAULT_BUCKET_ENTRIES, 5, null)
-                .verify(run.input, RelayVerifier.Range.whole(), run.output, RelayVerifier.Range.whole());
+        return new RelayVerifier(
+                        client,
+                        Path.of("target", "verify-" + run.name),
+                        RelayVerifier.DEFAULT_BUCKET_ENTRIES,
+                        5,
+                        null)
+                .verify(
+                        run.input,
+                        RelayVerifier.Range.whole(),
+                        run.output,
+                        RelayVerifier.Range.whole());
     }
 
     static long sumOfCounts(List<ConsumerRecord<byte[], byte[]>> windowCounts) {
         return windowCounts.stream()
-                .mapToLong(r -> Long.parseLong(new String(r.value(), StandardCharsets.UTF_8).replaceAll(".*\"count\":(\\d+)}", "$1")))
+                .mapToLong(
+                        r ->
+                                Long.parseLong(
+                                        new String(r.value(), StandardCharsets.UTF_8)
+                                                .replaceAll(".*\"count\":(\\d+)}", "$1")))
                 .sum();
     }
 
@@ -185,18 +238,19 @@ class ExactlyOnceTest {
             this.plan = planReference.get();
             this.checkpoints = Path.of("target", "it-checkpoints", name).toAbsolutePath();
             KAFKA.kafka().createTopics(PARTITIONS, input, output);
-            args.addAll(List.of(
-                    "--kafka.bootstrap-servers", bootstrap(),
-                    "--source.topics", input,
-                    "--sink.topic", output,
-                    "--job.instance-id", instance,
-                    "--job.parallelism", "2",
-                    "--checkpoint.interval", "300 ms",
-                    "--checkpoint.min-pause", "100 ms",
-                    "--checkpoint.dir", checkpoints.toString(),
-                    "--restart.strategy", "fixed-delay",
-                    "--restart.attempts", "5",
-                    "--restart.initial-delay", "200 ms"));
+            args.addAll(
+                    List.of(
+                            "--kafka.bootstrap-servers", bootstrap(),
+                            "--source.topics", input,
+                            "--sink.topic", output,
+                            "--job.instance-id", instance,
+                            "--job.parallelism", "2",
+                            "--checkpoint.interval", "300 ms",
+                            "--checkpoint.min-pause", "100 ms",
+                            "--checkpoint.dir", checkpoints.toString(),
+                            "--restart.strategy", "fixed-delay",
+                            "--restart.attempts", "5",
+                            "--restart.initial-delay", "200 ms"));
             args.addAll(List.of(extraArgs));
         }
 
@@ -204,34 +258,52 @@ class ExactlyOnceTest {
         void produceInput() throws Exception {
             List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(RECORDS);
             for (int i = 0; i < RECORDS; i++) {
-                records.add(new ProducerRecord<>(input, null, FIRST_TIMESTAMP + i,
-                        ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
-                        ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
+                records.add(
+                        new ProducerRecord<>(
+                                input,
+                                null,
+                                FIRST_TIMESTAMP + i,
+                                ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
+                                ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
             }
             Topics.produce(bootstrap(), records);
         }
 
         /**
-         * One record per partition 10 min after the input (which spans 100 s), so the watermark passes every window of the
-         * input; their own window never closes, so they are not counted.
+         * One record per partition 10 min after the input (which spans 100 s), so the watermark
+         * passes every window of the input; their own window never closes, so they are not counted.
          */
         void produceWatermarkFlush() throws Exception {
             List<ProducerRecord<byte[], byte[]>> flush = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
-                flush.add(new ProducerRecord<>(input, p, FIRST_TIMESTAMP + Duration.ofMinutes(10).toMillis(),
-                        "flush".getBytes(StandardCharsets.UTF_8), "seq--1".getBytes(StandardCharsets.UTF_8)));
+                flush.add(
+                        new ProducerRecord<>(
+                                input,
+                                p,
+                                FIRST_TIMESTAMP + Duration.ofMinutes(10).toMillis(),
+                                "flush".getBytes(StandardCharsets.UTF_8),
+                                "seq--1".getBytes(StandardCharsets.UTF_8)));
             }
             Topics.produce(bootstrap(), flush);
         }
 
         JobClient submit(List<String> jobArgs) {
-            EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(
-                    RelayJob.SPEC,
-                    c -> RelayJob.fromConfig(c)
-                            .withStageAfterSource(s -> s.map(new FailureInjector(planReference, 5)).uid("failure-injector").name("failure-injector")),
-                    jobArgs.toArray(String[]::new),
-                    OUT,
-                    System.err);
+            EmbeddedJobs.Submitted submitted =
+                    EmbeddedJobs.submit(
+                            RelayJob.SPEC,
+                            c ->
+                                    RelayJob.fromConfig(c)
+                                            .withStageAfterSource(
+                                                    s ->
+                                                            s.map(
+                                                                            new FailureInjector(
+                                                                                    planReference,
+                                                                                    5))
+                                                                    .uid("failure-injector")
+                                                                    .name("failure-injector")),
+                            jobArgs.toArray(String[]::new),
+                            OUT,
+                            System.err);
             assertThat(submitted.exitCode()).as("relay-job entry point exit code").isZero();
             return submitted.client();
         }
@@ -241,22 +313,33 @@ class ExactlyOnceTest {
             first = submit(args);
             CommonTestUtils.waitUtil(
                     () -> plan.completedAfterSecondFailure.get() >= 1 || isDone(first),
-                    Duration.ofMinutes(3), Duration.ofMillis(100), "both injected failures and a checkpoint after them");
+                    Duration.ofMinutes(3),
+                    Duration.ofMillis(100),
+                    "both injected failures and a checkpoint after them");
         }
 
         /**
-         * Cancels the job, finishes the topic with a new one restored from its retained
-         * checkpoint, and cancels that one once {@code done} holds. (Both run unbounded: a bounded
-         * Kafka source restored from a checkpoint never finishes, FLINK-31006.)
+         * Cancels the job, finishes the topic with a new one restored from its retained checkpoint,
+         * and cancels that one once {@code done} holds. (Both run unbounded: a bounded Kafka source
+         * restored from a checkpoint never finishes, FLINK-31006.)
          */
         void cancelAndRestore(MiniCluster cluster, Supplier<Boolean> done) throws Exception {
-            assertThat(isDone(first)).as("the first job must still run when it is cancelled (slow it down)").isFalse();
+            assertThat(isDone(first))
+                    .as("the first job must still run when it is cancelled (slow it down)")
+                    .isFalse();
             first.cancel().get(1, TimeUnit.MINUTES);
             CommonTestUtils.waitUtil(
                     () -> status(first) == JobStatus.CANCELED,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "the first job to be cancelled");
-            String retained = org.apache.flink.runtime.testutils.CommonTestUtils.getLatestCompletedCheckpointPath(first.getJobID(), cluster)
-                    .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints));
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "the first job to be cancelled");
+            String retained =
+                    org.apache.flink.runtime.testutils.CommonTestUtils
+                            .getLatestCompletedCheckpointPath(first.getJobID(), cluster)
+                            .orElseThrow(
+                                    () ->
+                                            new AssertionError(
+                                                    "no retained checkpoint under " + checkpoints));
             plan.enabled = false;
             List<String> restoreArgs = new ArrayList<>(args);
             restoreArgs.addAll(List.of("--checkpoint.restore-from", retained));
@@ -266,11 +349,15 @@ class ExactlyOnceTest {
             int checkpoints = plan.completedCheckpoints.get();
             CommonTestUtils.waitUtil(
                     () -> plan.completedCheckpoints.get() >= checkpoints + 2,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "two more checkpoints");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "two more checkpoints");
             second.cancel().get(1, TimeUnit.MINUTES);
             CommonTestUtils.waitUtil(
                     () -> status(second) == JobStatus.CANCELED,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "the restored job to be cancelled");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "the restored job to be cancelled");
         }
 
         /** Waits for {@code done}; on timeout says how far input and output got. */
@@ -278,13 +365,27 @@ class ExactlyOnceTest {
             try {
                 CommonTestUtils.waitUtil(
                         done,
-                        Duration.ofMinutes(2), Duration.ofMillis(100), "the relay to finish the topic");
+                        Duration.ofMinutes(2),
+                        Duration.ofMillis(100),
+                        "the relay to finish the topic");
             } catch (TimeoutException timeout) {
                 Audit in = Audit.of(Topics.readAll(bootstrap(), input, true));
                 Audit out = Audit.of(Topics.readAll(bootstrap(), output, true));
-                throw new AssertionError("timed out waiting for " + timeout.getMessage() + ": input has " + in.received + " records ("
-                        + in.distinct + " distinct), output " + out.received + " (" + out.distinct
-                        + " distinct, " + out.gaps + " missing)", timeout);
+                throw new AssertionError(
+                        "timed out waiting for "
+                                + timeout.getMessage()
+                                + ": input has "
+                                + in.received
+                                + " records ("
+                                + in.distinct
+                                + " distinct), output "
+                                + out.received
+                                + " ("
+                                + out.distinct
+                                + " distinct, "
+                                + out.gaps
+                                + " missing)",
+                        timeout);
             }
         }
 
@@ -292,10 +393,12 @@ class ExactlyOnceTest {
             String prefix = "kfp.relay-job." + instance;
             try (Admin admin = KAFKA.kafka().admin()) {
                 List<TransactionListing> open = new ArrayList<>();
-                for (TransactionListing t : admin.listTransactions().all().get(30, TimeUnit.SECONDS)) {
+                for (TransactionListing t :
+                        admin.listTransactions().all().get(30, TimeUnit.SECONDS)) {
                     TransactionState state = t.state();
                     if (t.transactionalId().startsWith(prefix)
-                            && (state == TransactionState.ONGOING || state == TransactionState.PREPARE_COMMIT
+                            && (state == TransactionState.ONGOING
+                                    || state == TransactionState.PREPARE_COMMIT
                                     || state == TransactionState.PREPARE_ABORT)) {
                         open.add(t);
                     }
@@ -303,9 +406,17 @@ class ExactlyOnceTest {
                 assertThat(open).as("open transactions of " + prefix).isEmpty();
             }
             CommonTestUtils.waitUtil(
-                    () -> Thread.getAllStackTraces().keySet().stream()
-                            .noneMatch(t -> t.getName().startsWith("kafka-producer-network-thread") && t.getName().contains(prefix)),
-                    Duration.ofSeconds(30), Duration.ofMillis(100), "the relay's Kafka producer threads to end");
+                    () ->
+                            Thread.getAllStackTraces().keySet().stream()
+                                    .noneMatch(
+                                            t ->
+                                                    t.getName()
+                                                                    .startsWith(
+                                                                            "kafka-producer-network-thread")
+                                                            && t.getName().contains(prefix)),
+                    Duration.ofSeconds(30),
+                    Duration.ofMillis(100),
+                    "the relay's Kafka producer threads to end");
         }
 
         private static boolean isDone(JobClient client) {
@@ -322,14 +433,17 @@ class ExactlyOnceTest {
     }
 
     /** What the relayed sequence numbers show. */
-    record Audit(int received, int distinct, int duplicates, int gaps, List<String> keysOutOfOrder) {
+    record Audit(
+            int received, int distinct, int duplicates, int gaps, List<String> keysOutOfOrder) {
 
         static Audit of(List<ConsumerRecord<byte[], byte[]>> records) {
             Map<Integer, Integer> seen = new HashMap<>();
             Map<String, Integer> lastPerKey = new HashMap<>();
             Set<String> outOfOrder = new java.util.TreeSet<>();
             for (ConsumerRecord<byte[], byte[]> r : records) {
-                int seq = Integer.parseInt(new String(r.value(), StandardCharsets.UTF_8).substring(4));
+                int seq =
+                        Integer.parseInt(
+                                new String(r.value(), StandardCharsets.UTF_8).substring(4));
                 seen.merge(seq, 1, Integer::sum);
                 String key = new String(r.key(), StandardCharsets.UTF_8);
                 Integer previous = lastPerKey.put(key, seq);
@@ -344,7 +458,8 @@ class ExactlyOnceTest {
                     gaps++;
                 }
             }
-            return new Audit(records.size(), seen.size(), duplicates, gaps, new ArrayList<>(outOfOrder));
+            return new Audit(
+                    records.size(), seen.size(), duplicates, gaps, new ArrayList<>(outOfOrder));
         }
     }
 }

@@ -16,8 +16,8 @@ import org.apache.flink.testutils.junit.SharedReference;
  * <ol>
  *   <li>in {@code map}, once 1,000 records passed subtask 0 after the first completed checkpoint
  *       (the sink's transaction is open and holds records);
- *   <li>in {@code snapshotState}, during the second checkpoint after the job recovered from
- *       the first failure (the barrier has not reached the sink: its transaction is still open).
+ *   <li>in {@code snapshotState}, during the second checkpoint after the job recovered from the
+ *       first failure (the barrier has not reached the sink: its transaction is still open).
  * </ol>
  *
  * It also slows the stream (1 ms every {@code recordsPerMilli} records per subtask) so that
@@ -65,9 +65,13 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
             Thread.sleep(1);
         }
         Plan plan = this.plan.get();
-        if (plan.enabled && armedAt >= 0 && seen - armedAt >= 1_000 && isFirstSubtask()
+        if (plan.enabled
+                && armedAt >= 0
+                && seen - armedAt >= 1_000
+                && isFirstSubtask()
                 && plan.failedInMap.compareAndSet(false, true)) {
-            throw new InjectedFailure("injected failure 1: a record after the first completed checkpoint");
+            throw new InjectedFailure(
+                    "injected failure 1: a record after the first completed checkpoint");
         }
         return record;
     }
@@ -75,9 +79,13 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
     @Override
     public void snapshotState(FunctionSnapshotContext context) {
         Plan plan = this.plan.get();
-        if (plan.enabled && plan.failedInMap.get() && plan.completedAfterFirstFailure.get() >= 2 && isFirstSubtask()
+        if (plan.enabled
+                && plan.failedInMap.get()
+                && plan.completedAfterFirstFailure.get() >= 2
+                && isFirstSubtask()
                 && plan.failedInCheckpoint.compareAndSet(false, true)) {
-            throw new InjectedFailure("injected failure 2: during checkpoint " + context.getCheckpointId());
+            throw new InjectedFailure(
+                    "injected failure 2: during checkpoint " + context.getCheckpointId());
         }
     }
 

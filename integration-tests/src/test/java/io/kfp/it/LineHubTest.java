@@ -30,9 +30,13 @@ class LineHubTest {
         try (LineHub hub = LineHub.start(0)) {
             hub.publish("early".getBytes(StandardCharsets.UTF_8)); // no reader yet: it waits
             try (Socket reader = new Socket(InetAddress.getLoopbackAddress(), hub.ingestPort());
-                    Socket person = new Socket(InetAddress.getLoopbackAddress(), hub.publishPort())) {
+                    Socket person =
+                            new Socket(InetAddress.getLoopbackAddress(), hub.publishPort())) {
                 reader.setSoTimeout(10_000);
-                BufferedReader in = new BufferedReader(new InputStreamReader(reader.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader in =
+                        new BufferedReader(
+                                new InputStreamReader(
+                                        reader.getInputStream(), StandardCharsets.UTF_8));
                 OutputStream out = person.getOutputStream();
                 out.write("typed 1\ntyped 2\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
@@ -41,11 +45,16 @@ class LineHubTest {
             // The reader went away (the ingest job restarts): the next line waits for it.
             CommonTestUtils.waitUtil(
                     () -> hub.connectedReaders() == 0,
-                    java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(100), "the hub to notice the reader left");
+                    java.time.Duration.ofSeconds(10),
+                    java.time.Duration.ofMillis(100),
+                    "the hub to notice the reader left");
             hub.publish("while away".getBytes(StandardCharsets.UTF_8));
             try (Socket reader = new Socket(InetAddress.getLoopbackAddress(), hub.ingestPort())) {
                 reader.setSoTimeout(10_000);
-                BufferedReader in = new BufferedReader(new InputStreamReader(reader.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader in =
+                        new BufferedReader(
+                                new InputStreamReader(
+                                        reader.getInputStream(), StandardCharsets.UTF_8));
                 assertThat(in.readLine()).isEqualTo("while away");
             }
         }

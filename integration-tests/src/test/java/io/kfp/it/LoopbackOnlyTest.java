@@ -21,8 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LoopbackOnlyTest {
 
     /** The tests' shared cluster (MiniClusters), listening beside the embedded runner's. */
-    @RegisterExtension
-    static final MiniClusterExtension TESTS_CLUSTER = MiniClusters.withSlots(1);
+    @RegisterExtension static final MiniClusterExtension TESTS_CLUSTER = MiniClusters.withSlots(1);
 
     @Test
     void theEmbeddedBrokerAndClustersListenOnLoopbackOnly() throws Exception {
@@ -33,8 +32,11 @@ class LoopbackOnlyTest {
             assertThat(listeners.stream().map(ListeningSockets.Listener::port))
                     .as("the broker's and controller's listeners are among them")
                     .containsAll(kafka.ports());
-            assertThat(listeners).as("and REST and the blob server of both clusters").hasSizeGreaterThanOrEqualTo(6);
-            assertThat(listeners).allSatisfy(l -> assertThat(l.loopbackOnly()).as(l + " is loopback").isTrue());
+            assertThat(listeners)
+                    .as("and REST and the blob server of both clusters")
+                    .hasSizeGreaterThanOrEqualTo(6);
+            assertThat(listeners)
+                    .allSatisfy(l -> assertThat(l.loopbackOnly()).as(l + " is loopback").isTrue());
         }
     }
 }

@@ -43,30 +43,35 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A relay resumed after its pre-committed transaction is gone. Each relay is cancelled with a
  * savepoint while records flow: an intermediate savepoint commits nothing (Flink 1.15+), so its
  * transaction stays open until the job resumes and commits it. Resumed only after the broker has
- * aborted it at sink.transaction-timeout, the connector alone would go on without its records; resumed
- * after the broker also forgot the id (transactional.id.expiration.ms, 15 s here), it would fail
- * over forever. Both must end in a decision instead. Last, the restore the connector cannot do:
- * a savepoint written with pooling naming resumed with incrementing.
+ * aborted it at sink.transaction-timeout, the connector alone would go on without its records;
+ * resumed after the broker also forgot the id (transactional.id.expiration.ms, 15 s here), it would
+ * fail over forever. Both must end in a decision instead. Last, the restore the connector cannot
+ * do: a savepoint written with pooling naming resumed with incrementing.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LostTransactionTest {
 
     @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension(Map.of(
-            "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000",
-            "transactional.id.expiration.ms", "15000",
-            "transaction.remove.expired.transaction.cleanup.interval.ms", "1000"));
+    static final KafkaExtension KAFKA =
+            new KafkaExtension(
+                    Map.of(
+                            "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000",
+                            "transactional.id.expiration.ms", "15000",
+                            "transaction.remove.expired.transaction.cleanup.interval.ms", "1000"));
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     /**
-     * The shortest timeout validation admits for these checkpoints: 3 s interval + 0.5 s pause +
-     * 8 s checkpoint timeout + 1 min margin. The broker aborts a transaction this long after it began.
+     * The shortest timeout validation admits for these checkpoints: 3 s interval + 0.5 s pause + 8
+     * s checkpoint timeout + 1 min margin. The broker aborts a transaction this long after it
+     * began.
      */
     static final String TRANSACTION_TIMEOUT = "72 s";
 
-    /** A relay cancelled with a savepoint whose transaction was still open: what it read and where it stopped. */
+    /**
+     * A relay cancelled with a savepoint whose transaction was still open: what it read and where
+     * it stopped.
+     */
     record Stopped(String name, String savepoint, Set<String> input) {
         String prefix() {
             return "kfp.relay-job." + name;
@@ -77,7 +82,8 @@ class LostTransactionTest {
     static Stopped forgotten;
 
     /** Both relays stopped by the first test, so the broker's clocks run for both at once. */
-    static synchronized void cancelTwoRelaysWithSavepoints(ClusterClient<?> cluster) throws Exception {
+    static synchronized void cancelTwoRelaysWithSavepoints(ClusterClient<?> cluster)
+            throws Exception {
         if (aborted == null) {
             aborted = cancelWithSavepoint(cluster, "lt-aborted");
             forgotten = cancelWithSavepoint(cluster, "lt-forgotten");
@@ -89,9 +95,14 @@ class LostTransactionTest {
     void resumedAfterTheTransactionTimeoutTheRelayStopsNamingTheLostTransactionOrGoesOnWhenToldTo(
             @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         cancelTwoRelaysWithSavepoints(cluster);
-        awaitTransactions(aborted, "every open transaction aborted by the broker", Duration.ofMinutes(3),
-                states -> !states.isEmpty() && states.stream().noneMatch(LostTransactionTest::open));
-        List<ConsumerRecord<byte[], byte[]>> before = Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true);
+        awaitTransactions(
+                aborted,
+                "every open transaction aborted by the broker",
+                Duration.ofMinutes(3),
+                states ->
+                        !states.isEmpty() && states.stream().noneMatch(LostTransactionTest::open));
+        List<ConsumerRecord<byte[], byte[]>> before =
+                Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true);
 
         String failure = failureOf(resume(aborted));
         assertThat(failure)
@@ -100,20 +111,30 @@ class LostTransactionTest {
                 .contains("sink.transaction-timeout (72 s)")
                 .contains("--sink.lost-transactions accept");
         assertThat(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true))
-                .as("nothing written past the gap").hasSameSizeAs(before);
+                .as("nothing written past the gap")
+                .hasSameSizeAs(before);
 
-        // Told to accept the loss, it goes on: everything but that transaction's records arrives, once.
+        // Told to accept the loss, it goes on: everything but that transaction's records arrives,
+        // once.
         JobClient accepted = resume(aborted, "--sink.lost-transactions", "accept");
         awaitCaughtUp(aborted, accepted);
-        List<String> committed = values(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true));
-        Set<String> written = new HashSet<>(values(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", false)));
+        List<String> committed =
+                values(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true));
+        Set<String> written =
+                new HashSet<>(
+                        values(
+                                Topics.readAll(
+                                        KAFKA.bootstrapServers(), aborted.name + "-out", false)));
         Set<String> missing = new HashSet<>(aborted.input);
         missing.removeAll(committed);
         assertThat(accepted.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
         assertThat(committed).as("duplicates").doesNotHaveDuplicates();
         assertThat(missing).as("the aborted transaction's records").isNotEmpty();
-        assertThat(written).as("every missing record was written in a transaction the broker aborted").containsAll(missing);
-        System.out.printf("lost transaction accepted: input=%d, committed=%d, missing=%d%n",
+        assertThat(written)
+                .as("every missing record was written in a transaction the broker aborted")
+                .containsAll(missing);
+        System.out.printf(
+                "lost transaction accepted: input=%d, committed=%d, missing=%d%n",
                 aborted.input.size(), committed.size(), missing.size());
         accepted.cancel().get(1, TimeUnit.MINUTES);
     }
@@ -123,7 +144,10 @@ class LostTransactionTest {
     void resumedAfterTheBrokerForgotTheTransactionalIdTheRelayStopsInsteadOfFailingOverForever(
             @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         cancelTwoRelaysWithSavepoints(cluster);
-        awaitTransactions(forgotten, "every transactional id of the prefix forgotten", Duration.ofMinutes(4),
+        awaitTransactions(
+                forgotten,
+                "every transactional id of the prefix forgotten",
+                Duration.ofMinutes(4),
                 List::isEmpty);
         String failure = failureOf(resume(forgotten));
         assertThat(failure)
@@ -134,53 +158,81 @@ class LostTransactionTest {
 
     @Test
     @Order(3)
-    void aSavepointWrittenWithPoolingNamingIsNotResumedWithIncrementing(@InjectClusterClient ClusterClient<?> cluster)
-            throws Exception {
+    void aSavepointWrittenWithPoolingNamingIsNotResumedWithIncrementing(
+            @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         String name = "lt-pooling";
         KAFKA.kafka().createTopics(2, name + "-in", name + "-out");
-        Topics.produce(KAFKA.bootstrapServers(), List.of(
-                new ProducerRecord<>(name + "-in", 0, null, "a".getBytes(StandardCharsets.UTF_8)),
-                new ProducerRecord<>(name + "-in", 1, null, "b".getBytes(StandardCharsets.UTF_8))));
+        Topics.produce(
+                KAFKA.bootstrapServers(),
+                List.of(
+                        new ProducerRecord<>(
+                                name + "-in", 0, null, "a".getBytes(StandardCharsets.UTF_8)),
+                        new ProducerRecord<>(
+                                name + "-in", 1, null, "b".getBytes(StandardCharsets.UTF_8))));
         JobClient pooling = relay(name, "--sink.transaction-naming", "pooling");
         CommonTestUtils.waitUtil(
                 () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 2,
-                Duration.ofMinutes(1), Duration.ofMillis(100), name + ": both records relayed");
-        String savepoint = cluster.stopWithSavepoint(pooling.getJobID(), false, null, SavepointFormatType.CANONICAL)
-                .get(1, TimeUnit.MINUTES);
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                name + ": both records relayed");
+        String savepoint =
+                cluster.stopWithSavepoint(
+                                pooling.getJobID(), false, null, SavepointFormatType.CANONICAL)
+                        .get(1, TimeUnit.MINUTES);
 
         String failure = failureOf(relay(name, "--checkpoint.restore-from", savepoint));
         assertThat(failure)
-                .contains("sink.transaction-naming is incrementing, but the checkpoint or savepoint relay-job resumes"
-                        + " from was written with pooling")
+                .contains(
+                        "sink.transaction-naming is incrementing, but the checkpoint or savepoint relay-job resumes"
+                                + " from was written with pooling")
                 .contains("Resume with --sink.transaction-naming pooling");
 
-        JobClient resumed = relay(name, "--checkpoint.restore-from", savepoint, "--sink.transaction-naming", "pooling");
-        Topics.produce(KAFKA.bootstrapServers(),
-                List.of(new ProducerRecord<>(name + "-in", 0, null, "c".getBytes(StandardCharsets.UTF_8))));
+        JobClient resumed =
+                relay(
+                        name,
+                        "--checkpoint.restore-from",
+                        savepoint,
+                        "--sink.transaction-naming",
+                        "pooling");
+        Topics.produce(
+                KAFKA.bootstrapServers(),
+                List.of(
+                        new ProducerRecord<>(
+                                name + "-in", 0, null, "c".getBytes(StandardCharsets.UTF_8))));
         CommonTestUtils.waitUtil(
                 () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 3,
-                Duration.ofMinutes(1), Duration.ofMillis(100), name + ": resumed with pooling, the next record relayed");
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                name + ": resumed with pooling, the next record relayed");
         resumed.cancel().get(1, TimeUnit.MINUTES);
     }
 
-    private static Stopped cancelWithSavepoint(ClusterClient<?> cluster, String name) throws Exception {
+    private static Stopped cancelWithSavepoint(ClusterClient<?> cluster, String name)
+            throws Exception {
         KAFKA.kafka().createTopics(2, name + "-in", name + "-out");
         AtomicBoolean stop = new AtomicBoolean();
         Set<String> input = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        Thread producer = new Thread(() -> produceUntil(stop, name + "-in", input), name + "-producer");
+        Thread producer =
+                new Thread(() -> produceUntil(stop, name + "-in", input), name + "-producer");
         producer.start();
         try {
             JobClient job = relay(name);
-            // At least one checkpoint committed, so the savepoint's transaction is not the job's first.
+            // At least one checkpoint committed, so the savepoint's transaction is not the job's
+            // first.
             CommonTestUtils.waitUtil(
                     () -> !Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).isEmpty(),
-                    Duration.ofMinutes(1), Duration.ofMillis(100), name + ": first committed output");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    name + ": first committed output");
             Thread.sleep(1_000);
-            String savepoint = cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
-                    .get(1, TimeUnit.MINUTES);
+            String savepoint =
+                    cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
+                            .get(1, TimeUnit.MINUTES);
             CommonTestUtils.waitUtil(
                     () -> status(job) == JobStatus.CANCELED,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), name + ": cancelled");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    name + ": cancelled");
             return new Stopped(name, savepoint, input);
         } finally {
             stop.set(true);
@@ -193,7 +245,10 @@ class LostTransactionTest {
         try (KafkaProducer<byte[], byte[]> producer = Topics.producer(KAFKA.bootstrapServers())) {
             for (int i = 0; !stop.get(); i++) {
                 String value = String.valueOf(i);
-                producer.send(new ProducerRecord<>(topic, i % 2, null, value.getBytes(StandardCharsets.UTF_8))).get();
+                producer.send(
+                                new ProducerRecord<>(
+                                        topic, i % 2, null, value.getBytes(StandardCharsets.UTF_8)))
+                        .get();
                 sent.add(value);
                 if (i % 10 == 9) {
                     Thread.sleep(20);
@@ -205,30 +260,50 @@ class LostTransactionTest {
     }
 
     private static JobClient relay(String name, String... extra) {
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
-                "--source.topics", name + "-in", "--sink.topic", name + "-out",
-                "--job.instance-id", name,
-                "--job.parallelism", "1",
-                "--checkpoint.interval", "3 s",
-                "--checkpoint.timeout", "8 s",
-                "--sink.transaction-timeout", TRANSACTION_TIMEOUT,
-                "--restart.attempts", "3",
-                "--checkpoint.dir", "target/it-checkpoints/" + name,
-                "--checkpoint.savepoint-dir", "target/it-savepoints/" + name));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--source.topics",
+                                name + "-in",
+                                "--sink.topic",
+                                name + "-out",
+                                "--job.instance-id",
+                                name,
+                                "--job.parallelism",
+                                "1",
+                                "--checkpoint.interval",
+                                "3 s",
+                                "--checkpoint.timeout",
+                                "8 s",
+                                "--sink.transaction-timeout",
+                                TRANSACTION_TIMEOUT,
+                                "--restart.attempts",
+                                "3",
+                                "--checkpoint.dir",
+                                "target/it-checkpoints/" + name,
+                                "--checkpoint.savepoint-dir",
+                                "target/it-savepoints/" + name));
         args.addAll(List.of(extra));
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out, System.err);
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        RelayJob.SPEC, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).isZero();
         return s.client();
     }
 
     private static JobClient resume(Stopped stopped, String... extra) {
-        List<String> args = new ArrayList<>(List.of("--checkpoint.restore-from", stopped.savepoint));
+        List<String> args =
+                new ArrayList<>(List.of("--checkpoint.restore-from", stopped.savepoint));
         args.addAll(List.of(extra));
         return relay(stopped.name, args.toArray(String[]::new));
     }
 
-    /** The failure the job ended with; fails the test if it does not end FAILED within 2 min (a restart loop). */
+    /**
+     * The failure the job ended with; fails the test if it does not end FAILED within 2 min (a
+     * restart loop).
+     */
     private static String failureOf(JobClient job) throws Exception {
         try {
             job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
@@ -239,15 +314,22 @@ class LostTransactionTest {
         throw new AssertionError("the resumed job finished instead of failing");
     }
 
-    private static void awaitTransactions(Stopped stopped, String what, Duration timeout,
-            java.util.function.Predicate<List<TransactionState>> done) throws Exception {
+    private static void awaitTransactions(
+            Stopped stopped,
+            String what,
+            Duration timeout,
+            java.util.function.Predicate<List<TransactionState>> done)
+            throws Exception {
         CommonTestUtils.waitUtil(
                 () -> done.test(transactionStates(stopped.prefix())),
-                timeout, Duration.ofMillis(100), stopped.name + ": " + what);
+                timeout,
+                Duration.ofMillis(100),
+                stopped.name + ": " + what);
     }
 
     private static boolean open(TransactionState state) {
-        return state == TransactionState.ONGOING || state == TransactionState.PREPARE_ABORT
+        return state == TransactionState.ONGOING
+                || state == TransactionState.PREPARE_ABORT
                 || state == TransactionState.PREPARE_COMMIT;
     }
 
@@ -264,26 +346,51 @@ class LostTransactionTest {
 
     /** The relay has read every input record and committed its offsets with a checkpoint. */
     private static void awaitCaughtUp(Stopped stopped, JobClient job) throws Exception {
-        Map<Integer, Long> end = Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
+        Map<Integer, Long> end =
+                Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
         CommonTestUtils.waitUtil(
                 () -> {
-            assertThat(status(job).isGloballyTerminalState()).as("the resumed job ended").isFalse();
-            try (Admin admin = KAFKA.kafka().admin()) {
-                Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(stopped.prefix())
-                        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-                return end.entrySet().stream().allMatch(e -> Optional.ofNullable(
-                                offsets.get(new TopicPartition(stopped.name + "-in", e.getKey())))
-                        .map(OffsetAndMetadata::offset).orElse(-1L) >= e.getValue());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        },
-                Duration.ofMinutes(2), Duration.ofMillis(100), stopped.name + ": every input record read and checkpointed");
-        // The sink commits that checkpoint's transactions beside the offsets: then no transaction is open.
+                    assertThat(status(job).isGloballyTerminalState())
+                            .as("the resumed job ended")
+                            .isFalse();
+                    try (Admin admin = KAFKA.kafka().admin()) {
+                        Map<TopicPartition, OffsetAndMetadata> offsets =
+                                admin.listConsumerGroupOffsets(stopped.prefix())
+                                        .partitionsToOffsetAndMetadata()
+                                        .get(30, TimeUnit.SECONDS);
+                        return end.entrySet().stream()
+                                .allMatch(
+                                        e ->
+                                                Optional.ofNullable(
+                                                                        offsets.get(
+                                                                                new TopicPartition(
+                                                                                        stopped.name
+                                                                                                + "-in",
+                                                                                        e
+                                                                                                .getKey())))
+                                                                .map(OffsetAndMetadata::offset)
+                                                                .orElse(-1L)
+                                                        >= e.getValue());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                Duration.ofMinutes(2),
+                Duration.ofMillis(100),
+                stopped.name + ": every input record read and checkpointed");
+        // The sink commits that checkpoint's transactions beside the offsets: then no transaction
+        // is open.
         CommonTestUtils.waitUtil(
-                () -> Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", true)
-                        .equals(Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", false)),
-                Duration.ofMinutes(1), Duration.ofMillis(100), stopped.name + ": output transactions all ended");
+                () ->
+                        Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", true)
+                                .equals(
+                                        Topics.endOffsets(
+                                                KAFKA.bootstrapServers(),
+                                                stopped.name + "-out",
+                                                false)),
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                stopped.name + ": output transactions all ended");
     }
 
     private static JobStatus status(JobClient job) {

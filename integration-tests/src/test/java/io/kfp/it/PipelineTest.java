@@ -40,16 +40,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * socket -> ingest-job -> topic A -> relay-job -> topic B -> sink-job -> console, all three
- * started through their entry points on one cluster, as ./run-pipeline does.
+ * socket -> ingest-job -> topic A -> relay-job -> topic B -> sink-job -> console, all three started
+ * through their entry points on one cluster, as ./run-pipeline does.
  */
 class PipelineTest {
 
-    @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension();
+    @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(6);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(6);
 
     /** What the sink job printed; its writers run in this JVM. */
     static final ByteArrayOutputStream PRINTED = new ByteArrayOutputStream();
@@ -86,34 +84,65 @@ class PipelineTest {
     static List<String> printedLines() {
         synchronized (PRINTED) {
             String text = PRINTED.toString(StandardCharsets.UTF_8);
-            return text.isEmpty() ? List.of() : Arrays.asList(text.split("\n", -1)).subList(0, text.split("\n", -1).length - 1);
+            return text.isEmpty()
+                    ? List.of()
+                    : Arrays.asList(text.split("\n", -1))
+                            .subList(0, text.split("\n", -1).length - 1);
         }
     }
 
-    /** Starts the three jobs on topics {@code name}-a and {@code name}-b; ingest reads {@code port}. */
+    /**
+     * Starts the three jobs on topics {@code name}-a and {@code name}-b; ingest reads {@code port}.
+     */
     private void startPipeline(String name, int port, String... ingestOptions) throws Exception {
         KAFKA.kafka().createTopics(4, name + "-a", name + "-b");
-        List<String> common = List.of(
-                "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
-                "--job.instance-id", name,
-                "--job.parallelism", "2", // 3 jobs x 2 slots: the cluster's 6
-                "--checkpoint.interval", "500 ms",
-                "--checkpoint.dir", "target/it-checkpoints/" + name);
+        List<String> common =
+                List.of(
+                        "--kafka.bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--job.instance-id",
+                        name,
+                        "--job.parallelism",
+                        "2", // 3 jobs x 2 slots: the cluster's 6
+                        "--checkpoint.interval",
+                        "500 ms",
+                        "--checkpoint.dir",
+                        "target/it-checkpoints/" + name);
         List<String> ingest = new ArrayList<>(common);
-        ingest.addAll(List.of("--sink.topic", name + "-a", "--ingest.endpoints", "127.0.0.1:" + port, "--ingest.bounded", "true"));
+        ingest.addAll(
+                List.of(
+                        "--sink.topic",
+                        name + "-a",
+                        "--ingest.endpoints",
+                        "127.0.0.1:" + port,
+                        "--ingest.bounded",
+                        "true"));
         ingest.addAll(List.of(ingestOptions));
         List<String> relay = new ArrayList<>(common);
         relay.addAll(List.of("--source.topics", name + "-a", "--sink.topic", name + "-b"));
         List<String> sink = new ArrayList<>(common);
         sink.addAll(List.of("--source.topics", name + "-b", "--source.offset-reset", "earliest"));
 
-        jobs.add(start(SinkJob.SPEC, c -> SinkJob.fromConfig(c, new ConsoleSink(PipelineTest::printed, Duration.ofMillis(100))), sink));
+        jobs.add(
+                start(
+                        SinkJob.SPEC,
+                        c ->
+                                SinkJob.fromConfig(
+                                        c,
+                                        new ConsoleSink(
+                                                PipelineTest::printed, Duration.ofMillis(100))),
+                        sink));
         jobs.add(start(RelayJob.SPEC, RelayJob.SPEC::workflow, relay));
         jobs.add(start(IngestJob.SPEC, IngestJob.SPEC::workflow, ingest));
     }
 
-    private static JobClient start(io.kfp.common.entry.JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
-        EmbeddedJobs.Submitted s = EmbeddedJobs.submit(spec, workflow, args.toArray(String[]::new), System.out, System.err);
+    private static JobClient start(
+            io.kfp.common.entry.JobSpec spec,
+            Function<Configuration, ? extends Workflow> workflow,
+            List<String> args) {
+        EmbeddedJobs.Submitted s =
+                EmbeddedJobs.submit(
+                        spec, workflow, args.toArray(String[]::new), System.out, System.err);
         assertThat(s.exitCode()).as(spec.command() + " exit code").isZero();
         return s.client();
     }
@@ -123,17 +152,24 @@ class PipelineTest {
         return serve(server, payload, new java.util.concurrent.CountDownLatch(0));
     }
 
-    /** Like {@link #serve(ServerSocket, byte[])}, keeping the connection open until {@code done}. */
-    private static Thread serve(ServerSocket server, byte[] payload, java.util.concurrent.CountDownLatch done) {
-        Thread t = new Thread(() -> {
-            try (Socket socket = server.accept(); OutputStream out = socket.getOutputStream()) {
-                out.write(payload);
-                out.flush();
-                done.await(5, TimeUnit.MINUTES);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "pipeline-test-server");
+    /**
+     * Like {@link #serve(ServerSocket, byte[])}, keeping the connection open until {@code done}.
+     */
+    private static Thread serve(
+            ServerSocket server, byte[] payload, java.util.concurrent.CountDownLatch done) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            try (Socket socket = server.accept();
+                                    OutputStream out = socket.getOutputStream()) {
+                                out.write(payload);
+                                out.flush();
+                                done.await(5, TimeUnit.MINUTES);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        "pipeline-test-server");
         t.setDaemon(true);
         t.start();
         return t;
@@ -141,7 +177,8 @@ class PipelineTest {
 
     private static List<String> values(String topic) {
         List<String> values = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : Topics.readAll(KAFKA.bootstrapServers(), topic, true)) {
+        for (ConsumerRecord<byte[], byte[]> r :
+                Topics.readAll(KAFKA.bootstrapServers(), topic, true)) {
             values.add(new String(r.value(), StandardCharsets.UTF_8));
         }
         return values;
@@ -165,10 +202,14 @@ class PipelineTest {
 
             CommonTestUtils.waitUtil(
                     () -> values("p1-b").size() >= n,
-                    Duration.ofMinutes(2), Duration.ofMillis(100), "all lines in topic B");
+                    Duration.ofMinutes(2),
+                    Duration.ofMillis(100),
+                    "all lines in topic B");
             CommonTestUtils.waitUtil(
                     () -> printedLines().size() >= n,
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "all lines printed");
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "all lines printed");
 
             assertThat(values("p1-b")).containsExactlyInAnyOrderElementsOf(lines);
             assertThat(printedLines()).containsExactlyInAnyOrderElementsOf(lines);
@@ -176,10 +217,14 @@ class PipelineTest {
     }
 
     @Test
-    void badInputIsCountedOrEscapedAndGoodLinesAroundItArrive(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
+    void badInputIsCountedOrEscapedAndGoodLinesAroundItArrive(
+            @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
         payload.write("before\n".getBytes(StandardCharsets.UTF_8));
-        payload.write("x".repeat(200 * 1024).getBytes(StandardCharsets.UTF_8)); // an endless line: 200x the limit
+        payload.write(
+                "x"
+                        .repeat(200 * 1024)
+                        .getBytes(StandardCharsets.UTF_8)); // an endless line: 200x the limit
         payload.write("\n\nafter-empty\n".getBytes(StandardCharsets.UTF_8));
         payload.write(new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe, '\n'});
         byte[] notUtf8 = {(byte) 0xff, (byte) 0xfe, ' ', '.', '.', '.', ' ', (byte) 0xc3, '('};
@@ -193,18 +238,43 @@ class PipelineTest {
         try (ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             // The connection stays open, so the ingest job still runs when its metrics are read.
             serve(server, payload.toByteArray(), done);
-            startPipeline("p6", server.getLocalPort(), "--ingest.max-line-length", "1 kb", "--ingest.bounded", "false");
+            startPipeline(
+                    "p6",
+                    server.getLocalPort(),
+                    "--ingest.max-line-length",
+                    "1 kb",
+                    "--ingest.bounded",
+                    "false");
             // Binary records produced straight to topic A must be relayed byte for byte.
-            Topics.produce(KAFKA.bootstrapServers(), List.of(new ProducerRecord<>("p6-a", 0, null, "bin".getBytes(StandardCharsets.UTF_8), binary)));
+            Topics.produce(
+                    KAFKA.bootstrapServers(),
+                    List.of(
+                            new ProducerRecord<>(
+                                    "p6-a",
+                                    0,
+                                    null,
+                                    "bin".getBytes(StandardCharsets.UTF_8),
+                                    binary)));
 
             // Lines that are not UTF-8 keep their bytes (ingest.malformed=keep, the default).
-            List<String> expected = hex(List.of(utf8("before"), utf8(""), utf8("after-empty"),
-                    new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe}, notUtf8, new byte[] {0, 1, 2, 3}, utf8("last")));
+            List<String> expected =
+                    hex(
+                            List.of(
+                                    utf8("before"),
+                                    utf8(""),
+                                    utf8("after-empty"),
+                                    new byte[] {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe},
+                                    notUtf8,
+                                    new byte[] {0, 1, 2, 3},
+                                    utf8("last")));
             CommonTestUtils.waitUtil(
                     () -> values("p6-b").size() >= expected.size() + 1,
-                    Duration.ofMinutes(2), Duration.ofMillis(100), "good lines and the binary record in topic B");
+                    Duration.ofMinutes(2),
+                    Duration.ofMillis(100),
+                    "good lines and the binary record in topic B");
 
-            List<ConsumerRecord<byte[], byte[]>> out = Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
+            List<ConsumerRecord<byte[], byte[]>> out =
+                    Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
             List<byte[]> lines = new ArrayList<>();
             byte[] relayedBinary = null;
             for (ConsumerRecord<byte[], byte[]> r : out) {
@@ -214,13 +284,24 @@ class PipelineTest {
                     lines.add(r.value());
                 }
             }
-            assertThat(hex(lines)).as("the lines' bytes, as they were sent").containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(hex(lines))
+                    .as("the lines' bytes, as they were sent")
+                    .containsExactlyInAnyOrderElementsOf(expected);
             assertThat(relayedBinary).as("binary record, byte for byte").isEqualTo(binary);
             CommonTestUtils.waitUtil(
-                    () -> printedLines().containsAll(List.of("\\xc3(\\x00\\xff\\n\\x80", "bad\\xff\\xfe", "\\xff\\xfe ... \\xc3(")),
-                    Duration.ofMinutes(1), Duration.ofMillis(100), "the sink to print the escaped binary record and the lines that are not UTF-8");
+                    () ->
+                            printedLines()
+                                    .containsAll(
+                                            List.of(
+                                                    "\\xc3(\\x00\\xff\\n\\x80",
+                                                    "bad\\xff\\xfe",
+                                                    "\\xff\\xfe ... \\xc3(")),
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "the sink to print the escaped binary record and the lines that are not UTF-8");
 
-            assertThat(oversizedLinesSkipped(cluster.getWebInterfaceURL(), jobs.get(2))).isEqualTo(1);
+            assertThat(oversizedLinesSkipped(cluster.getWebInterfaceURL(), jobs.get(2)))
+                    .isEqualTo(1);
         } finally {
             done.countDown();
         }
@@ -239,33 +320,53 @@ class PipelineTest {
         HttpClient http = HttpClient.newHttpClient();
         String job = restUrl + "/jobs/" + ingest.getJobID();
         String vertices = get(http, job);
-        Matcher vertex = Pattern.compile("\"id\":\"([0-9a-f]{32})\",\"slotSharingGroupId\":\"[^\"]*\",\"name\":\"Source: socket").matcher(vertices);
+        Matcher vertex =
+                Pattern.compile(
+                                "\"id\":\"([0-9a-f]{32})\",\"slotSharingGroupId\":\"[^\"]*\",\"name\":\"Source: socket")
+                        .matcher(vertices);
         if (!vertex.find()) {
-            vertex = Pattern.compile("\"id\":\"([0-9a-f]{32})\",\"name\":\"Source: socket").matcher(vertices);
+            vertex =
+                    Pattern.compile("\"id\":\"([0-9a-f]{32})\",\"name\":\"Source: socket")
+                            .matcher(vertices);
             assertThat(vertex.find()).as("source vertex in " + vertices).isTrue();
         }
         String metrics = job + "/vertices/" + vertex.group(1) + "/metrics";
         long[] value = {-1};
         CommonTestUtils.waitUtil(
                 () -> {
-            try {
-                Matcher id = Pattern.compile("\"id\":\"([^\"]*oversizedLinesSkipped)\"").matcher(get(http, metrics));
-                if (!id.find()) {
-                    return false;
-                }
-                Matcher v = Pattern.compile("\"value\":\"(\\d+)\"")
-                        .matcher(get(http, metrics + "?get=" + java.net.URLEncoder.encode(id.group(1), StandardCharsets.UTF_8)));
-                value[0] = v.find() ? Long.parseLong(v.group(1)) : -1;
-                return value[0] > 0;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        },
-                Duration.ofSeconds(60), Duration.ofMillis(100), "the oversizedLinesSkipped metric");
+                    try {
+                        Matcher id =
+                                Pattern.compile("\"id\":\"([^\"]*oversizedLinesSkipped)\"")
+                                        .matcher(get(http, metrics));
+                        if (!id.find()) {
+                            return false;
+                        }
+                        Matcher v =
+                                Pattern.compile("\"value\":\"(\\d+)\"")
+                                        .matcher(
+                                                get(
+                                                        http,
+                                                        metrics
+                                                                + "?get="
+                                                                + java.net.URLEncoder.encode(
+                                                                        id.group(1),
+                                                                        StandardCharsets.UTF_8)));
+                        value[0] = v.find() ? Long.parseLong(v.group(1)) : -1;
+                        return value[0] > 0;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                Duration.ofSeconds(60),
+                Duration.ofMillis(100),
+                "the oversizedLinesSkipped metric");
         return value[0];
     }
 
     private static String get(HttpClient http, String url) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(url)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 }

@@ -19,35 +19,51 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The relay's main, against a real broker that would refuse it: exit 2, a clear message, no job. */
+/**
+ * The relay's main, against a real broker that would refuse it: exit 2, a clear message, no job.
+ */
 class PreflightTest {
 
-    @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension();
+    @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     @BeforeAll
     static void topics() throws Exception {
         KAFKA.kafka().createTopics(2, "pf-in", "pf-out");
     }
 
-    private record Result(int exitCode, String err, org.apache.flink.core.execution.JobClient job) {}
+    private record Result(
+            int exitCode, String err, org.apache.flink.core.execution.JobClient job) {}
 
     private static Result relayMain(String... extra) {
-        List<String> args = new ArrayList<>(List.of(
-                "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
-                "--source.topics", "pf-in", "--sink.topic", "pf-out",
-                "--checkpoint.dir", "target/it-checkpoints/preflight"));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--source.topics",
+                                "pf-in",
+                                "--sink.topic",
+                                "pf-out",
+                                "--checkpoint.dir",
+                                "target/it-checkpoints/preflight"));
         args.addAll(List.of(extra));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        EmbeddedJobs.Submitted submitted = EmbeddedJobs.submit(RelayJob.SPEC, args.toArray(String[]::new), System.out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(submitted.exitCode(), err.toString(StandardCharsets.UTF_8), submitted.client());
+        EmbeddedJobs.Submitted submitted =
+                EmbeddedJobs.submit(
+                        RelayJob.SPEC,
+                        args.toArray(String[]::new),
+                        System.out,
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(
+                submitted.exitCode(), err.toString(StandardCharsets.UTF_8), submitted.client());
     }
 
-    /** Jobs of the relay's default name: the refused submissions would be these (other tests name theirs). */
+    /**
+     * Jobs of the relay's default name: the refused submissions would be these (other tests name
+     * theirs).
+     */
     private static List<String> relayJobs(ClusterClient<?> cluster) throws Exception {
         return cluster.listJobs().get(30, TimeUnit.SECONDS).stream()
                 .map(org.apache.flink.runtime.client.JobStatusMessage::getJobName)
@@ -56,8 +72,8 @@ class PreflightTest {
     }
 
     @Test
-    void aTransactionTimeoutAboveTheBrokersMaximumIsRefusedBeforeSubmission(@InjectClusterClient ClusterClient<?> cluster)
-            throws Exception {
+    void aTransactionTimeoutAboveTheBrokersMaximumIsRefusedBeforeSubmission(
+            @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         Result r = relayMain("--sink.transaction-timeout", "2 h");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err())
@@ -70,22 +86,32 @@ class PreflightTest {
     }
 
     @Test
-    void aYoungOpenTransactionOfTheSamePrefixWarnsOfASecondCopyAndTheJobStillStarts() throws Exception {
-        // What a running copy of the job leaves on the broker: a transaction of its prefix, open now.
+    void aYoungOpenTransactionOfTheSamePrefixWarnsOfASecondCopyAndTheJobStillStarts()
+            throws Exception {
+        // What a running copy of the job leaves on the broker: a transaction of its prefix, open
+        // now.
         java.util.Properties props = new java.util.Properties();
         props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
         props.setProperty("transactional.id", "kfp.pf-twice.default-0-1");
-        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> copy = new org.apache.kafka.clients.producer.KafkaProducer<>(
-                props, new org.apache.kafka.common.serialization.ByteArraySerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> copy =
+                new org.apache.kafka.clients.producer.KafkaProducer<>(
+                        props,
+                        new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
             copy.initTransactions();
             copy.beginTransaction();
-            copy.send(new org.apache.kafka.clients.producer.ProducerRecord<>("pf-out", "x".getBytes(StandardCharsets.UTF_8))).get();
+            copy.send(
+                            new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                    "pf-out", "x".getBytes(StandardCharsets.UTF_8)))
+                    .get();
 
             Result r = relayMain("--job.name", "pf-twice");
             try {
                 assertThat(r.exitCode()).as(r.err()).isZero();
-                assertThat(r.err()).contains("relay-job: warning: 1 transaction of prefix kfp.pf-twice.default began less than",
-                        "(kfp.pf-twice.default-0-1): another copy of this job may be running");
+                assertThat(r.err())
+                        .contains(
+                                "relay-job: warning: 1 transaction of prefix kfp.pf-twice.default began less than",
+                                "(kfp.pf-twice.default-0-1): another copy of this job may be running");
             } finally {
                 if (r.job() != null) {
                     r.job().cancel().get(30, TimeUnit.SECONDS);
@@ -107,25 +133,45 @@ class PreflightTest {
     @Test
     void aRecordTooLargeForTheProducerFailsTheRelayAtOnceNamingIt() throws Exception {
         KAFKA.kafka().createTopics(1, "pf-big-in", "pf-big-out");
-        Topics.produce(KAFKA.bootstrapServers(), List.of(
-                new org.apache.kafka.clients.producer.ProducerRecord<>("pf-big-in", 0, null, new byte[3000])));
-        Result r = relayMain("--job.name", "pf-big", "--source.topics", "pf-big-in", "--sink.topic", "pf-big-out",
-                "--source.starting-offsets", "earliest", "--kafka.properties.max.request.size", "2000");
+        Topics.produce(
+                KAFKA.bootstrapServers(),
+                List.of(
+                        new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                "pf-big-in", 0, null, new byte[3000])));
+        Result r =
+                relayMain(
+                        "--job.name",
+                        "pf-big",
+                        "--source.topics",
+                        "pf-big-in",
+                        "--sink.topic",
+                        "pf-big-out",
+                        "--source.starting-offsets",
+                        "earliest",
+                        "--kafka.properties.max.request.size",
+                        "2000");
         assertThat(r.exitCode()).as(r.err()).isZero();
-        // Restarts (10, backing off up to a minute) would keep it running for minutes; it fails at once instead.
-        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
-                () -> r.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
+        // Restarts (10, backing off up to a minute) would keep it running for minutes; it fails at
+        // once instead.
+        Throwable failure =
+                org.assertj.core.api.Assertions.catchThrowable(
+                        () -> r.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
         assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(failure))
-                .contains("the record at pf-big-in-0 offset 0 is ", "above its max.request.size (2000 bytes)",
+                .contains(
+                        "the record at pf-big-in-0 offset 0 is ",
+                        "above its max.request.size (2000 bytes)",
                         "relay.oversized-records=skip");
-        assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(org.apache.flink.api.common.JobStatus.FAILED);
+        assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS))
+                .isEqualTo(org.apache.flink.api.common.JobStatus.FAILED);
     }
 
     @Test
-    void aMissingTopicIsNamedWithHowToCreateIt(@InjectClusterClient ClusterClient<?> cluster) throws Exception {
+    void aMissingTopicIsNamedWithHowToCreateIt(@InjectClusterClient ClusterClient<?> cluster)
+            throws Exception {
         Result r = relayMain("--source.topics", "pf-typo");
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("the input topic 'pf-typo' does not exist", "--create --topic pf-typo");
+        assertThat(r.err())
+                .contains("the input topic 'pf-typo' does not exist", "--create --topic pf-typo");
         assertThat(relayJobs(cluster)).isEmpty();
     }
 
@@ -136,10 +182,16 @@ class PreflightTest {
             port = probe.getLocalPort();
         }
         long start = System.nanoTime();
-        Result r = relayMain("--kafka.bootstrap-servers", "127.0.0.1:" + port, "--preflight.timeout", "2 s");
+        Result r =
+                relayMain(
+                        "--kafka.bootstrap-servers",
+                        "127.0.0.1:" + port,
+                        "--preflight.timeout",
+                        "2 s");
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("no Kafka broker answered within 2 s (tried 127.0.0.1:" + port + ")");
+        assertThat(r.err())
+                .contains("no Kafka broker answered within 2 s (tried 127.0.0.1:" + port + ")");
         // Bounded by preflight.timeout (plus closing the client), not by Kafka's 60 s defaults.
         assertThat(seconds).isLessThan(15);
     }

@@ -34,7 +34,8 @@ final class Topics {
     }
 
     /** Produces every record and waits until all are acknowledged. */
-    static void produce(String bootstrap, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+    static void produce(String bootstrap, List<ProducerRecord<byte[], byte[]>> records)
+            throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
             List<java.util.concurrent.Future<?>> acks = new ArrayList<>(records.size());
             for (ProducerRecord<byte[], byte[]> r : records) {
@@ -48,17 +49,19 @@ final class Topics {
     }
 
     /**
-     * Every record of {@code topic} visible at the given isolation level, in partition order:
-     * reads until each partition's end offset (for read_committed, the last stable offset).
+     * Every record of {@code topic} visible at the given isolation level, in partition order: reads
+     * until each partition's end offset (for read_committed, the last stable offset).
      */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, boolean committedOnly) {
+    static List<ConsumerRecord<byte[], byte[]>> readAll(
+            String bootstrap, String topic, boolean committedOnly) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
         props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
         props.setProperty("enable.auto.commit", "false");
         props.setProperty("auto.offset.reset", "earliest");
         try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             consumer.partitionsFor(topic, Duration.ofSeconds(30))
                     .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
@@ -71,13 +74,15 @@ final class Topics {
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);
             }
             if (!reachedEnd(consumer, end)) {
-                throw new AssertionError("could not read " + topic + " to its end " + end + " within 60 s");
+                throw new AssertionError(
+                        "could not read " + topic + " to its end " + end + " within 60 s");
             }
             return records;
         }
     }
 
-    private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+    private static boolean reachedEnd(
+            KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
         for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
             if (consumer.position(e.getKey(), Duration.ofSeconds(30)) < e.getValue()) {
                 return false;
@@ -92,12 +97,14 @@ final class Topics {
         props.setProperty("bootstrap.servers", bootstrap);
         props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
         try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             consumer.partitionsFor(topic, Duration.ofSeconds(30))
                     .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
             Map<Integer, Long> result = new HashMap<>();
-            consumer.endOffsets(partitions, Duration.ofSeconds(30)).forEach((tp, o) -> result.put(tp.partition(), o));
+            consumer.endOffsets(partitions, Duration.ofSeconds(30))
+                    .forEach((tp, o) -> result.put(tp.partition(), o));
             return result;
         }
     }

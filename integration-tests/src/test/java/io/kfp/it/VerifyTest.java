@@ -24,13 +24,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The exactly-once verifier on a real broker: it finds a missing, a duplicated, an altered and an
- * unexpected record planted in a transactional copy, ignores what an aborted transaction wrote,
- * and passes a time range that holds none of them. (ExactlyOnceTest runs it on a real relay.)
+ * unexpected record planted in a transactional copy, ignores what an aborted transaction wrote, and
+ * passes a time range that holds none of them. (ExactlyOnceTest runs it on a real relay.)
  */
 class VerifyTest {
 
-    @RegisterExtension
-    static final KafkaExtension KAFKA = new KafkaExtension();
+    @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
     static final String INPUT = "verify-in";
     static final String OUTPUT = "verify-out";
@@ -49,34 +48,50 @@ class VerifyTest {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
         props.setProperty("transactional.id", "verify-test");
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
             for (int i = 0; i < RECORDS; i++) {
                 switch (i) {
-                    case 10 -> { } // missing
+                    case 10 -> {} // missing
                     case 20 -> { // duplicated
                         producer.send(record(OUTPUT, i, value(i)));
                         producer.send(record(OUTPUT, i, value(i)));
                     }
-                    case 30 -> producer.send(record(OUTPUT, i, "altered".getBytes(StandardCharsets.UTF_8)));
+                    case 30 ->
+                            producer.send(
+                                    record(OUTPUT, i, "altered".getBytes(StandardCharsets.UTF_8)));
                     default -> producer.send(record(OUTPUT, i, value(i)));
                 }
             }
-            producer.send(new ProducerRecord<>(OUTPUT, 0, FIRST_TIMESTAMP - 1, bytes("stranger"), bytes("unexpected")));
+            producer.send(
+                    new ProducerRecord<>(
+                            OUTPUT,
+                            0,
+                            FIRST_TIMESTAMP - 1,
+                            bytes("stranger"),
+                            bytes("unexpected")));
             producer.commitTransaction();
-            // What an aborted transaction wrote is not in the output as read_committed readers see it.
+            // What an aborted transaction wrote is not in the output as read_committed readers see
+            // it.
             producer.beginTransaction();
             producer.send(record(OUTPUT, 500, value(500)));
-            producer.send(new ProducerRecord<>(OUTPUT, 1, FIRST_TIMESTAMP, bytes("aborted"), bytes("aborted")));
+            producer.send(
+                    new ProducerRecord<>(
+                            OUTPUT, 1, FIRST_TIMESTAMP, bytes("aborted"), bytes("aborted")));
             producer.flush();
             producer.abortTransaction();
         }
         // The coordinator writes the markers after commit and abort return: until then the last
         // stable offset hides the committed records too.
         CommonTestUtils.waitUtil(
-                () -> Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true).equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)),
-                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100), "no transaction left open on " + OUTPUT);
+                () ->
+                        Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true)
+                                .equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)),
+                java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofMillis(100),
+                "no transaction left open on " + OUTPUT);
     }
 
     @Test
@@ -88,7 +103,9 @@ class VerifyTest {
 
         assertThat(verdict.inputRecords()).isEqualTo(RECORDS);
         assertThat(verdict.outputRecords()).isEqualTo(RECORDS + 1);
-        assertThat(verdict.matched()).as("all but the missing, the duplicated and the altered one").isEqualTo(RECORDS - 3);
+        assertThat(verdict.matched())
+                .as("all but the missing, the duplicated and the altered one")
+                .isEqualTo(RECORDS - 3);
         assertThat(verdict.count(Kind.MISSING)).isOne();
         assertThat(verdict.count(Kind.DUPLICATED)).isOne();
         assertThat(verdict.count(Kind.ALTERED)).isOne();
@@ -96,9 +113,18 @@ class VerifyTest {
         assertThat(verdict.clean()).isFalse();
         // Records are produced with partition i mod 4; the input holds them at offset i div 4.
         assertThat(verdict.examples(Kind.MISSING)).containsExactly(INPUT + "-2@2");
-        assertThat(verdict.examples(Kind.ALTERED)).singleElement().asString().startsWith(INPUT + "-2@7 -> " + OUTPUT + "-2@");
-        assertThat(verdict.examples(Kind.DUPLICATED)).singleElement().asString().contains("(input " + INPUT + "-0@5)");
-        assertThat(verdict.examples(Kind.UNEXPECTED)).singleElement().asString().startsWith(OUTPUT + "-0@");
+        assertThat(verdict.examples(Kind.ALTERED))
+                .singleElement()
+                .asString()
+                .startsWith(INPUT + "-2@7 -> " + OUTPUT + "-2@");
+        assertThat(verdict.examples(Kind.DUPLICATED))
+                .singleElement()
+                .asString()
+                .contains("(input " + INPUT + "-0@5)");
+        assertThat(verdict.examples(Kind.UNEXPECTED))
+                .singleElement()
+                .asString()
+                .startsWith(OUTPUT + "-0@");
         assertThat(printed.toString(StandardCharsets.UTF_8))
                 .contains("  missing", "      " + INPUT + "-2@2", "NOT clean");
     }
@@ -106,7 +132,8 @@ class VerifyTest {
     @Test
     void aTimeRangeWithoutThePlantedFaultsIsClean() {
         Range range = Range.between(FIRST_TIMESTAMP + 100, FIRST_TIMESTAMP + 200);
-        Verdict verdict = verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES).verify(INPUT, range, OUTPUT, range);
+        Verdict verdict =
+                verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES).verify(INPUT, range, OUTPUT, range);
 
         assertThat(verdict.inputRecords()).isEqualTo(100);
         assertThat(verdict.matched()).isEqualTo(100);
@@ -115,8 +142,13 @@ class VerifyTest {
 
     @Test
     void anOffsetRangeReadsOnlyThePartitionsAndOffsetsItNames() {
-        Verdict verdict = verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES)
-                .verify(INPUT, Range.parseOffsets("1:5-15"), OUTPUT, Range.parseOffsets("3:0-0"));
+        Verdict verdict =
+                verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES)
+                        .verify(
+                                INPUT,
+                                Range.parseOffsets("1:5-15"),
+                                OUTPUT,
+                                Range.parseOffsets("3:0-0"));
         assertThat(verdict.inputRecords()).isEqualTo(10);
         assertThat(verdict.outputRecords()).isZero();
         assertThat(verdict.count(Kind.MISSING)).isEqualTo(10);
@@ -130,8 +162,10 @@ class VerifyTest {
 
     /** Record i: partition i mod 4, key key-(i mod 50), a header, timestamp FIRST_TIMESTAMP + i. */
     private static ProducerRecord<byte[], byte[]> record(String topic, int i, byte[] value) {
-        org.apache.kafka.common.header.Headers headers = new RecordHeaders().add("seq", bytes(String.valueOf(i)));
-        return new ProducerRecord<>(topic, i % 4, FIRST_TIMESTAMP + i, bytes("key-" + i % 50), value, headers);
+        org.apache.kafka.common.header.Headers headers =
+                new RecordHeaders().add("seq", bytes(String.valueOf(i)));
+        return new ProducerRecord<>(
+                topic, i % 4, FIRST_TIMESTAMP + i, bytes("key-" + i % 50), value, headers);
     }
 
     private static byte[] value(int i) {

@@ -4,8 +4,8 @@ import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
-import io.kfp.common.kafka.KafkaSourceFactory;
 import io.kfp.common.kafka.KafkaSinkOptions;
+import io.kfp.common.kafka.KafkaSourceFactory;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -22,8 +22,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * Kafka -> Kafka, exactly-once: the source reads only committed records and checkpoints its
  * offsets; the sink writes in a Kafka transaction per checkpoint, pre-commits it when the
  * checkpoint barrier passes and commits it when the checkpoint completes. After a failure the job
- * restarts from the last completed checkpoint: open transactions are aborted and the records
- * since are read and written again, so each record is visible exactly once.
+ * restarts from the last completed checkpoint: open transactions are aborted and the records since
+ * are read and written again, so each record is visible exactly once.
  *
  * <p>The job takes its source and sinks, so tests run the production graph on their own bounded
  * source and collecting sink; {@link #fromConfig} wires the real Kafka ones.
@@ -32,6 +32,7 @@ public final class RelayJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "relay-kafka-source";
+
     static final String WINDOW_COUNT_UID = "relay-window-count";
     static final String SINK_UID = "relay-kafka-sink";
     static final String LATE_SINK_UID = "relay-late-sink";
@@ -94,7 +95,10 @@ public final class RelayJob implements Workflow {
     public static RelayJob fromConfig(ReadableConfig config) {
         Sink<RelayRecord> lateSink =
                 config.getOptional(RelayOptions.LATE_TOPIC)
-                        .filter(t -> config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT)
+                        .filter(
+                                t ->
+                                        config.get(RelayOptions.TRANSFORM)
+                                                == RelayOptions.Transform.WINDOW_COUNT)
                         .map(topic -> lateSink(config, topic))
                         .orElse(null);
         return new RelayJob(
@@ -102,7 +106,8 @@ public final class RelayJob implements Workflow {
                 KafkaSourceFactory.create(config, RelayRecordDeserializer.of(config)),
                 KafkaSinkFactory.create(
                         config,
-                        KafkaSinkFactory.serializer(config, new RelayedFields(), partitioner(config))),
+                        KafkaSinkFactory.serializer(
+                                config, new RelayedFields(), partitioner(config))),
                 lateSink);
     }
 
@@ -116,16 +121,22 @@ public final class RelayJob implements Workflow {
         // Records are never held after being passed on, so chained operators may share them
         // instead of copying each one.
         env.getConfig().enableObjectReuse();
-        boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
+        boolean windowCount =
+                config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
         DataStream<RelayRecord> records =
                 afterSource.apply(
-                        env.fromSource(source, watermarks(config, windowCount), "kafka:" + SourceOptions.describeInput(config))
+                        env.fromSource(
+                                        source,
+                                        watermarks(config, windowCount),
+                                        "kafka:" + SourceOptions.describeInput(config))
                                 .uid(SOURCE_UID));
         DataStream<RelayRecord> out = records;
         if (windowCount) {
             SingleOutputStreamOperator<RelayRecord> counts =
                     records.keyBy(r -> WindowKeys.of(r.key))
-                            .process(new WindowCountFunction(config.get(RelayOptions.WINDOW_SIZE).toMillis()))
+                            .process(
+                                    new WindowCountFunction(
+                                            config.get(RelayOptions.WINDOW_SIZE).toMillis()))
                             .uid(WINDOW_COUNT_UID)
                             .name("window-count " + config.get(RelayOptions.WINDOW_SIZE));
             if (lateSink != null) {
@@ -136,7 +147,9 @@ public final class RelayJob implements Workflow {
             }
             out = counts;
         }
-        out.sinkTo(sink).uid(SINK_UID).name("kafka:" + config.getOptional(KafkaSinkOptions.TOPIC).orElse(""));
+        out.sinkTo(sink)
+                .uid(SINK_UID)
+                .name("kafka:" + config.getOptional(KafkaSinkOptions.TOPIC).orElse(""));
     }
 
     /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */
@@ -145,7 +158,8 @@ public final class RelayJob implements Workflow {
             return WatermarkStrategy.noWatermarks();
         }
         Duration idle = config.get(RelayOptions.IDLE_TIMEOUT);
-        return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
+        return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(
+                        config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
                 .withTimestampAssigner((record, previous) -> record.timestamp)
                 .withIdleness(idle);
     }
@@ -162,7 +176,9 @@ public final class RelayJob implements Workflow {
         Configuration late = new Configuration();
         config.toMap().forEach(late::setString);
         late.set(KafkaSinkOptions.TOPIC, topic);
-        late.set(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX, KafkaSinkOptions.transactionalIdPrefix(config) + ".late");
+        late.set(
+                KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX,
+                KafkaSinkOptions.transactionalIdPrefix(config) + ".late");
         return KafkaSinkFactory.create(late, new RelayedFields());
     }
 }

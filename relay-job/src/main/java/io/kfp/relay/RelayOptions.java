@@ -108,7 +108,14 @@ public final class RelayOptions implements OptionGroup {
 
     @Override
     public List<ConfigOption<?>> options() {
-        return List.of(TRANSFORM, SAME_PARTITION, WINDOW_SIZE, MAX_OUT_OF_ORDERNESS, IDLE_TIMEOUT, LATE_TOPIC, OVERSIZED_RECORDS);
+        return List.of(
+                TRANSFORM,
+                SAME_PARTITION,
+                WINDOW_SIZE,
+                MAX_OUT_OF_ORDERNESS,
+                IDLE_TIMEOUT,
+                LATE_TOPIC,
+                OVERSIZED_RECORDS);
     }
 
     @Override
@@ -124,7 +131,9 @@ public final class RelayOptions implements OptionGroup {
             if (config.get(KafkaSinkOptions.PARTITIONER) != SinkPartitioner.KAFKA) {
                 problems.add(
                         SAME_PARTITION.key(),
-                        "conflicts with sink.partitioner=" + ConfigValidator.text(config.get(KafkaSinkOptions.PARTITIONER)) + ".",
+                        "conflicts with sink.partitioner="
+                                + ConfigValidator.text(config.get(KafkaSinkOptions.PARTITIONER))
+                                + ".",
                         "choose one: relay.same-partition=true or a sink.partitioner.");
             }
         }
@@ -132,7 +141,8 @@ public final class RelayOptions implements OptionGroup {
             problems.add(WINDOW_SIZE.key(), "must be positive.", "use e.g. 1 min.");
         }
         if (config.get(MAX_OUT_OF_ORDERNESS).isNegative()) {
-            problems.add(MAX_OUT_OF_ORDERNESS.key(), "must not be negative.", "use e.g. 5 s, or 0 ms.");
+            problems.add(
+                    MAX_OUT_OF_ORDERNESS.key(), "must not be negative.", "use e.g. 5 s, or 0 ms.");
         }
         if (config.get(IDLE_TIMEOUT).compareTo(Duration.ofMillis(1)) < 0) {
             problems.add(IDLE_TIMEOUT.key(), "must be positive.", "use e.g. 30 s.");
@@ -146,7 +156,10 @@ public final class RelayOptions implements OptionGroup {
                                         "only window-count has late records.",
                                         "remove it, or set relay.transform=window-count.");
                             } else if (!TopicNames.isValid(topic)) {
-                                problems.add(LATE_TOPIC.key(), "not a valid Kafka topic name.", TopicNames.RULE + ".");
+                                problems.add(
+                                        LATE_TOPIC.key(),
+                                        "not a valid Kafka topic name.",
+                                        TopicNames.RULE + ".");
                             } else if (topic.equals(config.get(KafkaSinkOptions.TOPIC))) {
                                 problems.add(
                                         LATE_TOPIC.key(),

@@ -15,10 +15,14 @@ final class RelayPreflight {
 
     private RelayPreflight() {}
 
-    /** The late-record topic, when the relay writes one (window-count with relay.late-topic set). */
+    /**
+     * The late-record topic, when the relay writes one (window-count with relay.late-topic set).
+     */
     static List<String> lateTopic(ReadableConfig config) {
-        boolean windowCount = config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
-        return config.getOptional(RelayOptions.LATE_TOPIC).filter(t -> windowCount).stream().toList();
+        boolean windowCount =
+                config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
+        return config.getOptional(RelayOptions.LATE_TOPIC).filter(t -> windowCount).stream()
+                .toList();
     }
 
     static List<ConfigProblem> check(ReadableConfig config, BrokerView broker) throws Exception {
@@ -40,7 +44,8 @@ final class RelayPreflight {
     }
 
     /** Every input partition i needs an output partition i. */
-    static List<ConfigProblem> checkSamePartition(ReadableConfig config, BrokerView broker) throws Exception {
+    static List<ConfigProblem> checkSamePartition(ReadableConfig config, BrokerView broker)
+            throws Exception {
         String output = config.get(KafkaSinkOptions.TOPIC);
         List<String> inputs = SourceOptions.topics(config);
         List<String> all = new ArrayList<>(inputs);
@@ -65,12 +70,25 @@ final class RelayPreflight {
                                 RelayOptions.SAME_PARTITION.key(),
                                 "true",
                                 null,
-                                "input topic '" + input + "' has " + inputPartitions
-                                        + " partitions but output topic '" + output + "' has only "
-                                        + outputPartitions + ": records of partitions " + outputPartitions
-                                        + ".." + (inputPartitions - 1) + " would have nowhere to go.",
-                                "add partitions to '" + output + "' (kafka-topics.sh --alter --topic "
-                                        + output + " --partitions " + inputPartitions
+                                "input topic '"
+                                        + input
+                                        + "' has "
+                                        + inputPartitions
+                                        + " partitions but output topic '"
+                                        + output
+                                        + "' has only "
+                                        + outputPartitions
+                                        + ": records of partitions "
+                                        + outputPartitions
+                                        + ".."
+                                        + (inputPartitions - 1)
+                                        + " would have nowhere to go.",
+                                "add partitions to '"
+                                        + output
+                                        + "' (kafka-topics.sh --alter --topic "
+                                        + output
+                                        + " --partitions "
+                                        + inputPartitions
                                         + "), or set relay.same-partition=false."));
             }
         }

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One Kafka record on its way through the relay, as bytes: nothing on the relay's path decodes
- * it, so binary data and invalid UTF-8 pass unchanged. A Flink POJO (public fields, no-arg
+ * One Kafka record on its way through the relay, as bytes: nothing on the relay's path decodes it,
+ * so binary data and invalid UTF-8 pass unchanged. A Flink POJO (public fields, no-arg
  * constructor), so Flink serializes it without Kryo.
  */
 public class RelayRecord implements Serializable {
@@ -69,9 +69,16 @@ public class RelayRecord implements Serializable {
 
     @Override
     public String toString() {
-        return "RelayRecord{partition=" + partition + ", timestamp=" + timestamp
-                + ", key=" + (key == null ? "null" : key.length + " bytes")
-                + ", value=" + (value == null ? "null" : value.length + " bytes")
-                + ", headers=" + (headerKeys == null ? 0 : headerKeys.length) + "}";
+        return "RelayRecord{partition="
+                + partition
+                + ", timestamp="
+                + timestamp
+                + ", key="
+                + (key == null ? "null" : key.length + " bytes")
+                + ", value="
+                + (value == null ? "null" : value.length + " bytes")
+                + ", headers="
+                + (headerKeys == null ? 0 : headerKeys.length)
+                + "}";
     }
 }

@@ -18,11 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kafka record -> {@link RelayRecord}, keeping the consumer's byte arrays as they are. A record
- * the producer could never write (larger than its {@code max.request.size}, measured as the
- * producer measures it) is stopped here, where its topic, partition and offset are known.
+ * Kafka record -> {@link RelayRecord}, keeping the consumer's byte arrays as they are. A record the
+ * producer could never write (larger than its {@code max.request.size}, measured as the producer
+ * measures it) is stopped here, where its topic, partition and offset are known.
  */
-public final class RelayRecordDeserializer implements KafkaRecordDeserializationSchema<RelayRecord> {
+public final class RelayRecordDeserializer
+        implements KafkaRecordDeserializationSchema<RelayRecord> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(RelayRecordDeserializer.class);
@@ -45,7 +46,9 @@ public final class RelayRecordDeserializer implements KafkaRecordDeserialization
 
     /** The producer's limit from the job's kafka.properties, and the job's policy. */
     public static RelayRecordDeserializer of(ReadableConfig config) {
-        return new RelayRecordDeserializer(KafkaSinkOptions.maxRequestSize(config), config.get(RelayOptions.OVERSIZED_RECORDS));
+        return new RelayRecordDeserializer(
+                KafkaSinkOptions.maxRequestSize(config),
+                config.get(RelayOptions.OVERSIZED_RECORDS));
     }
 
     @Override
@@ -57,18 +60,34 @@ public final class RelayRecordDeserializer implements KafkaRecordDeserialization
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RelayRecord> out) {
         Headers headers = record.headers();
         Header[] all = headers == null ? new Header[0] : headers.toArray();
-        int size = AbstractRecords.estimateSizeInBytesUpperBound(
-                RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE, record.key(), record.value(), all);
+        int size =
+                AbstractRecords.estimateSizeInBytesUpperBound(
+                        RecordBatch.CURRENT_MAGIC_VALUE,
+                        CompressionType.NONE,
+                        record.key(),
+                        record.value(),
+                        all);
         if (size > maxRequestSize) {
-            String what = "the record at " + record.topic() + "-" + record.partition() + " offset " + record.offset()
-                    + " is " + size + " bytes as the producer counts them, above its max.request.size (" + maxRequestSize
-                    + " bytes): it can never be written to the output";
+            String what =
+                    "the record at "
+                            + record.topic()
+                            + "-"
+                            + record.partition()
+                            + " offset "
+                            + record.offset()
+                            + " is "
+                            + size
+                            + " bytes as the producer counts them, above its max.request.size ("
+                            + maxRequestSize
+                            + " bytes): it can never be written to the output";
             if (oversized == RelayOptions.OversizedRecords.FAIL) {
                 // Restarting would read it again and fail again, until the restarts run out.
-                throw new SuppressRestartsException(new IllegalStateException(what
-                        + ". Raise kafka.properties.max.request.size (and the output topic's max.message.bytes), or set"
-                        + " relay.oversized-records=skip to leave such records out, counted. The job fails without"
-                        + " restarting; resume it from its last checkpoint once that is done."));
+                throw new SuppressRestartsException(
+                        new IllegalStateException(
+                                what
+                                        + ". Raise kafka.properties.max.request.size (and the output topic's max.message.bytes), or set"
+                                        + " relay.oversized-records=skip to leave such records out, counted. The job fails without"
+                                        + " restarting; resume it from its last checkpoint once that is done."));
             }
             if (skipped != null) {
                 skipped.inc();
@@ -77,7 +96,8 @@ public final class RelayRecordDeserializer implements KafkaRecordDeserialization
             return;
         }
         RelayRecord relayed =
-                new RelayRecord(record.key(), record.value(), record.timestamp(), record.partition());
+                new RelayRecord(
+                        record.key(), record.value(), record.timestamp(), record.partition());
         if (all.length > 0) {
             relayed.headerKeys = new String[all.length];
             relayed.headerValues = new byte[all.length][];

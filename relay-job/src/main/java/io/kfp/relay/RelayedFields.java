@@ -6,7 +6,10 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
-/** {@link RelayRecord} -> the parts of the outgoing Kafka record: the same bytes, headers and timestamp. */
+/**
+ * {@link RelayRecord} -> the parts of the outgoing Kafka record: the same bytes, headers and
+ * timestamp.
+ */
 final class RelayedFields implements OutgoingRecord<RelayRecord> {
 
     private static final long serialVersionUID = 1L;
@@ -40,6 +43,8 @@ final class RelayedFields implements OutgoingRecord<RelayRecord> {
      */
     @Override
     public Long timestamp(RelayRecord record, Long flinkTimestamp) {
-        return flinkTimestamp != null && flinkTimestamp == record.timestamp ? flinkTimestamp : Long.valueOf(record.timestamp);
+        return flinkTimestamp != null && flinkTimestamp == record.timestamp
+                ? flinkTimestamp
+                : Long.valueOf(record.timestamp);
     }
 }

@@ -6,7 +6,6 @@ import java.time.Instant;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -22,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>A record whose window has already been emitted is late: it is counted in the {@value
  * #LATE_METRIC} metric, logged (rate-limited) and sent to {@link #LATE}, never dropped silently.
  */
-public final class WindowCountFunction extends KeyedProcessFunction<String, RelayRecord, RelayRecord> {
+public final class WindowCountFunction
+        extends KeyedProcessFunction<String, RelayRecord, RelayRecord> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WindowCountFunction.class);
@@ -44,7 +44,8 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
     public void open(org.apache.flink.api.common.functions.OpenContext openContext) {
         counts =
                 getRuntimeContext()
-                        .getMapState(new MapStateDescriptor<>("window-counts", Types.LONG, Types.LONG));
+                        .getMapState(
+                                new MapStateDescriptor<>("window-counts", Types.LONG, Types.LONG));
         late = getRuntimeContext().getMetricGroup().counter(LATE_METRIC);
         lateWarning = new RateLimitedWarning(LOG);
     }
@@ -69,14 +70,16 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RelayRecord> out) throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RelayRecord> out)
+            throws Exception {
         long start = timestamp + 1 - windowSizeMs;
         Long count = counts.get(start);
         if (count == null) {
             return;
         }
         counts.remove(start);
-        out.collect(result(WindowKeys.bytes(ctx.getCurrentKey()), start, start + windowSizeMs, count));
+        out.collect(
+                result(WindowKeys.bytes(ctx.getCurrentKey()), start, start + windowSizeMs, count));
     }
 
     long windowStart(long timestamp) {
@@ -86,9 +89,13 @@ public final class WindowCountFunction extends KeyedProcessFunction<String, Rela
     /** The output record: the input key; value {"window_start":..,"window_end":..,"count":N}. */
     static RelayRecord result(byte[] key, long start, long end, long count) {
         String json =
-                "{\"window_start\":\"" + Instant.ofEpochMilli(start)
-                        + "\",\"window_end\":\"" + Instant.ofEpochMilli(end)
-                        + "\",\"count\":" + count + "}";
+                "{\"window_start\":\""
+                        + Instant.ofEpochMilli(start)
+                        + "\",\"window_end\":\""
+                        + Instant.ofEpochMilli(end)
+                        + "\",\"count\":"
+                        + count
+                        + "}";
         return new RelayRecord(key, json.getBytes(StandardCharsets.UTF_8), end - 1, -1);
     }
 

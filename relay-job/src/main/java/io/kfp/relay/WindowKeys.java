@@ -3,9 +3,9 @@ package io.kfp.relay;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Kafka key bytes as a Flink key. Arrays cannot be Flink keys (their hashCode is identity), so
- * each byte becomes one ISO-8859-1 char: lossless for any bytes, with a value-based hashCode and
- * a compact serializer. A missing key maps to a char no byte can produce.
+ * Kafka key bytes as a Flink key. Arrays cannot be Flink keys (their hashCode is identity), so each
+ * byte becomes one ISO-8859-1 char: lossless for any bytes, with a value-based hashCode and a
+ * compact serializer. A missing key maps to a char no byte can produce.
  */
 final class WindowKeys {
 

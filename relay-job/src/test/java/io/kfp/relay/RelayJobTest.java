@@ -29,15 +29,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The production graph, with a bounded source and a collecting sink, on one MiniCluster. */
 class RelayJobTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     private static final long T0 = 1_767_225_600_000L;
 
     static Configuration config(String... args) {
-        List<String> all = new ArrayList<>(List.of(
-                "--source.topics", "in", "--sink.topic", "out", "--job.parallelism", "2",
-                "--checkpoint.dir", "target/checkpoints", "--checkpoint.savepoint-dir", "target/savepoints"));
+        List<String> all =
+                new ArrayList<>(
+                        List.of(
+                                "--source.topics",
+                                "in",
+                                "--sink.topic",
+                                "out",
+                                "--job.parallelism",
+                                "2",
+                                "--checkpoint.dir",
+                                "target/checkpoints",
+                                "--checkpoint.savepoint-dir",
+                                "target/savepoints"));
         all.addAll(List.of(args));
         return RelayJob.SPEC.configuration(all.toArray(String[]::new));
     }
@@ -46,7 +55,8 @@ class RelayJobTest {
         List<RelayRecord> records = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             byte[] key = i % 7 == 0 ? null : new byte[] {(byte) (i % 5), (byte) 0xff};
-            byte[] value = i % 11 == 0 ? null : new byte[] {(byte) i, (byte) 0xc3, 0x28, (byte) (i >> 8)};
+            byte[] value =
+                    i % 11 == 0 ? null : new byte[] {(byte) i, (byte) 0xc3, 0x28, (byte) (i >> 8)};
             RelayRecord r = new RelayRecord(key, value, T0 + i * 1000L, i % 4);
             if (i % 3 == 0) {
                 r.headerKeys = new String[] {"seq"};
@@ -62,7 +72,11 @@ class RelayJobTest {
         Configuration config = config();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
-        new RelayJob(config, ListSource.of(input(1), TypeInformation.of(RelayRecord.class)), new CollectingSink<>(), null)
+        new RelayJob(
+                        config,
+                        ListSource.of(input(1), TypeInformation.of(RelayRecord.class)),
+                        new CollectingSink<>(),
+                        null)
                 .defineWorkflow(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
@@ -72,7 +86,13 @@ class RelayJobTest {
         List<RelayRecord> input = input(500);
         CollectingSink<RelayRecord> sink = new CollectingSink<>();
         Configuration config = config();
-        StreamEnvironments.execute(config, new RelayJob(config, ListSource.of(input, TypeInformation.of(RelayRecord.class)), sink, null));
+        StreamEnvironments.execute(
+                config,
+                new RelayJob(
+                        config,
+                        ListSource.of(input, TypeInformation.of(RelayRecord.class)),
+                        sink,
+                        null));
         assertThat(sink.received()).containsExactlyInAnyOrderElementsOf(input);
     }
 
@@ -81,8 +101,15 @@ class RelayJobTest {
         List<RelayRecord> input = input(300); // 300 s of records: 5 one-minute windows
         CollectingSink<RelayRecord> sink = new CollectingSink<>();
         CollectingSink<RelayRecord> late = new CollectingSink<>();
-        Configuration config = config("--relay.transform", "window-count", "--state.backend", "rocksdb");
-        StreamEnvironments.execute(config, new RelayJob(config, ListSource.of(input, TypeInformation.of(RelayRecord.class)), sink, late));
+        Configuration config =
+                config("--relay.transform", "window-count", "--state.backend", "rocksdb");
+        StreamEnvironments.execute(
+                config,
+                new RelayJob(
+                        config,
+                        ListSource.of(input, TypeInformation.of(RelayRecord.class)),
+                        sink,
+                        late));
 
         List<RelayRecord> counts = sink.received();
         long total = 0;
@@ -90,7 +117,9 @@ class RelayJobTest {
         for (RelayRecord c : counts) {
             String json = new String(c.value, StandardCharsets.UTF_8);
             total += Long.parseLong(json.replaceAll(".*\"count\":(\\d+)}", "$1"));
-            assertThat(windows.add(WindowKeys.of(c.key) + json.replaceAll(",\"count\".*", ""))).as("unique").isTrue();
+            assertThat(windows.add(WindowKeys.of(c.key) + json.replaceAll(",\"count\".*", "")))
+                    .as("unique")
+                    .isTrue();
         }
         assertThat(total).isEqualTo(input.size());
         assertThat(windows).hasSize(6 * 5); // 5 distinct keys + no key, 5 windows
@@ -107,32 +136,51 @@ class RelayJobTest {
                         new CollectingSink<>())
                 .defineWorkflow(env);
         List<String> uids =
-                env.getStreamGraph().getStreamNodes().stream().map(StreamNode::getTransformationUID).toList();
+                env.getStreamGraph().getStreamNodes().stream()
+                        .map(StreamNode::getTransformationUID)
+                        .toList();
         assertThat(uids)
-                .contains(RelayJob.SOURCE_UID, RelayJob.WINDOW_COUNT_UID, RelayJob.SINK_UID, RelayJob.LATE_SINK_UID);
+                .contains(
+                        RelayJob.SOURCE_UID,
+                        RelayJob.WINDOW_COUNT_UID,
+                        RelayJob.SINK_UID,
+                        RelayJob.LATE_SINK_UID);
     }
 
     @Test
     void anIdlePartitionStopsHoldingBackTheWatermark() {
-        ManualClock clock = new ManualClock(java.time.Duration.ofHours(1).toNanos()); // 0 means "never" to the idleness timer
+        ManualClock clock =
+                new ManualClock(
+                        java.time.Duration.ofHours(1)
+                                .toNanos()); // 0 means "never" to the idleness timer
         WatermarkGenerator<RelayRecord> generator =
-                RelayJob.watermarks(config("--relay.transform", "window-count", "--relay.idle-timeout", "30 s"), true)
-                        .createWatermarkGenerator(new org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier.Context() {
-                            @Override
-                            public org.apache.flink.metrics.MetricGroup getMetricGroup() {
-                                return UnregisteredMetricsGroup.createOperatorMetricGroup();
-                            }
+                RelayJob.watermarks(
+                                config(
+                                        "--relay.transform",
+                                        "window-count",
+                                        "--relay.idle-timeout",
+                                        "30 s"),
+                                true)
+                        .createWatermarkGenerator(
+                                new org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier
+                                        .Context() {
+                                    @Override
+                                    public org.apache.flink.metrics.MetricGroup getMetricGroup() {
+                                        return UnregisteredMetricsGroup.createOperatorMetricGroup();
+                                    }
 
-                            @Override
-                            public org.apache.flink.util.clock.RelativeClock getInputActivityClock() {
-                                return clock;
-                            }
-                        });
+                                    @Override
+                                    public org.apache.flink.util.clock.RelativeClock
+                                            getInputActivityClock() {
+                                        return clock;
+                                    }
+                                });
         List<String> events = new ArrayList<>();
         WatermarkOutput output =
                 new WatermarkOutput() {
                     @Override
-                    public void emitWatermark(org.apache.flink.api.common.eventtime.Watermark watermark) {
+                    public void emitWatermark(
+                            org.apache.flink.api.common.eventtime.Watermark watermark) {
                         events.add("wm " + watermark.getTimestamp());
                     }
 
@@ -166,10 +214,19 @@ class RelayJobTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out())
                 .startsWith("relay-job: ")
-                .contains("--relay.transform  (default: none)", "--relay.same-partition  (default: false)",
-                        "--source.offset-reset  (default: earliest)", "--sink.delivery-guarantee  (default: exactly-once)");
+                .contains(
+                        "--relay.transform  (default: none)",
+                        "--relay.same-partition  (default: false)",
+                        "--source.offset-reset  (default: earliest)",
+                        "--sink.delivery-guarantee  (default: exactly-once)");
 
-        CapturedRun bad = CapturedRun.of(RelayJob.SPEC, "--relay.transform", "window-sum", "--relay.late-topic", "late");
+        CapturedRun bad =
+                CapturedRun.of(
+                        RelayJob.SPEC,
+                        "--relay.transform",
+                        "window-sum",
+                        "--relay.late-topic",
+                        "late");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err())
                 .contains("relay.transform = \"window-sum\"", "one of none, window-count")
@@ -179,12 +236,17 @@ class RelayJobTest {
     @Test
     void samePartitionNeedsAsManyOutputPartitionsAsInputPartitions() throws Exception {
         Configuration config = config("--relay.same-partition", "true");
-        List<ConfigProblem> tooFew = RelayPreflight.check(config, broker(Map.of("in", 8, "out", 4)));
-        assertThat(tooFew).singleElement().satisfies(p -> {
-            assertThat(p.key()).isEqualTo("relay.same-partition");
-            assertThat(p.problem()).contains("'in' has 8 partitions", "'out' has only 4", "4..7");
-            assertThat(p.fix()).contains("--partitions 8");
-        });
+        List<ConfigProblem> tooFew =
+                RelayPreflight.check(config, broker(Map.of("in", 8, "out", 4)));
+        assertThat(tooFew)
+                .singleElement()
+                .satisfies(
+                        p -> {
+                            assertThat(p.key()).isEqualTo("relay.same-partition");
+                            assertThat(p.problem())
+                                    .contains("'in' has 8 partitions", "'out' has only 4", "4..7");
+                            assertThat(p.fix()).contains("--partitions 8");
+                        });
         assertThat(RelayPreflight.check(config, broker(Map.of("in", 4, "out", 4)))).isEmpty();
         assertThat(RelayPreflight.check(config(), broker(Map.of("in", 8, "out", 1)))).isEmpty();
     }

@@ -22,19 +22,30 @@ import org.junit.jupiter.api.Test;
 class RelayRecordDeserializerTest {
 
     private final List<RelayRecord> out = new ArrayList<>();
-    private final Collector<RelayRecord> collector = new Collector<>() {
-        @Override
-        public void collect(RelayRecord record) {
-            out.add(record);
-        }
+    private final Collector<RelayRecord> collector =
+            new Collector<>() {
+                @Override
+                public void collect(RelayRecord record) {
+                    out.add(record);
+                }
 
-        @Override
-        public void close() {}
-    };
+                @Override
+                public void close() {}
+            };
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, int valueBytes) {
-        return new ConsumerRecord<>("in", 3, offset, 1L, TimestampType.CREATE_TIME, -1, -1,
-                "k".getBytes(), new byte[valueBytes], new RecordHeaders(), Optional.empty());
+        return new ConsumerRecord<>(
+                "in",
+                3,
+                offset,
+                1L,
+                TimestampType.CREATE_TIME,
+                -1,
+                -1,
+                "k".getBytes(),
+                new byte[valueBytes],
+                new RecordHeaders(),
+                Optional.empty());
     }
 
     @Test
@@ -46,16 +57,19 @@ class RelayRecordDeserializerTest {
         assertThatThrownBy(() -> deserializer.deserialize(record(7, 1024 * 1024), collector))
                 .isInstanceOf(SuppressRestartsException.class)
                 .rootCause()
-                .hasMessageContaining("the record at in-3 offset 7 is 1048665 bytes as the producer counts them")
+                .hasMessageContaining(
+                        "the record at in-3 offset 7 is 1048665 bytes as the producer counts them")
                 .hasMessageContaining("above its max.request.size (1048576 bytes)")
-                .hasMessageContaining("kafka.properties.max.request.size", "relay.oversized-records=skip");
+                .hasMessageContaining(
+                        "kafka.properties.max.request.size", "relay.oversized-records=skip");
         assertThat(out).hasSize(1);
     }
 
     @Test
     void withSkipItIsLeftOutAndCounted() {
         SimpleCounter skipped = new SimpleCounter();
-        RelayRecordDeserializer deserializer = new RelayRecordDeserializer(2000, RelayOptions.OversizedRecords.SKIP);
+        RelayRecordDeserializer deserializer =
+                new RelayRecordDeserializer(2000, RelayOptions.OversizedRecords.SKIP);
         deserializer.open(context(skipped));
         deserializer.deserialize(record(1, 1000), collector);
         deserializer.deserialize(record(2, 3000), collector);
@@ -66,12 +80,30 @@ class RelayRecordDeserializerTest {
 
     @Test
     void theLimitAndThePolicyComeFromTheJobsConfig() {
-        assertThat(RelayJob.SPEC.configuration("--source.topics", "in", "--sink.topic", "out",
-                        "--kafka.properties.max.request.size", "5000000", "--relay.oversized-records", "skip")
-                .get(RelayOptions.OVERSIZED_RECORDS)).isEqualTo(RelayOptions.OversizedRecords.SKIP);
-        assertThatThrownBy(() -> RelayJob.SPEC.configuration("--source.topics", "in", "--sink.topic", "out",
-                        "--kafka.properties.max.request.size", "1 MB"))
-                .hasMessageContaining("kafka.properties.max.request.size", "not a whole number of bytes");
+        assertThat(
+                        RelayJob.SPEC
+                                .configuration(
+                                        "--source.topics",
+                                        "in",
+                                        "--sink.topic",
+                                        "out",
+                                        "--kafka.properties.max.request.size",
+                                        "5000000",
+                                        "--relay.oversized-records",
+                                        "skip")
+                                .get(RelayOptions.OVERSIZED_RECORDS))
+                .isEqualTo(RelayOptions.OversizedRecords.SKIP);
+        assertThatThrownBy(
+                        () ->
+                                RelayJob.SPEC.configuration(
+                                        "--source.topics",
+                                        "in",
+                                        "--sink.topic",
+                                        "out",
+                                        "--kafka.properties.max.request.size",
+                                        "1 MB"))
+                .hasMessageContaining(
+                        "kafka.properties.max.request.size", "not a whole number of bytes");
     }
 
     private static DeserializationSchema.InitializationContext context(SimpleCounter counter) {

@@ -18,17 +18,21 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** The relayed record survives Flink serialization and the Kafka round trip unchanged. */
 class RelayRecordTest {
 
-    private static final byte[] BINARY = {(byte) 0xff, 0, (byte) 0xc3, 0x28, (byte) 0x80, '\n', 0x7f};
+    private static final byte[] BINARY = {
+        (byte) 0xff, 0, (byte) 0xc3, 0x28, (byte) 0x80, '\n', 0x7f
+    };
 
     static List<RelayRecord> records() {
-        RelayRecord withHeaders = new RelayRecord("k".getBytes(StandardCharsets.UTF_8), BINARY, 1_700_000_000_123L, 3);
+        RelayRecord withHeaders =
+                new RelayRecord(
+                        "k".getBytes(StandardCharsets.UTF_8), BINARY, 1_700_000_000_123L, 3);
         withHeaders.headerKeys = new String[] {"trace", "empty", "null-value", "trace"};
         withHeaders.headerValues = new byte[][] {{1, 2}, {}, null, {(byte) 0xfe}};
         return List.of(
@@ -68,31 +72,44 @@ class RelayRecordTest {
         }
         ConsumerRecord<byte[], byte[]> in =
                 new ConsumerRecord<>(
-                        "in", original.partition, 42L, original.timestamp, TimestampType.CREATE_TIME,
-                        -1, -1, original.key, original.value, headers, java.util.Optional.empty());
+                        "in",
+                        original.partition,
+                        42L,
+                        original.timestamp,
+                        TimestampType.CREATE_TIME,
+                        -1,
+                        -1,
+                        original.key,
+                        original.value,
+                        headers,
+                        java.util.Optional.empty());
         List<RelayRecord> read = new ArrayList<>();
         new RelayRecordDeserializer()
-                .deserialize(in, new org.apache.flink.util.Collector<>() {
-                    @Override
-                    public void collect(RelayRecord record) {
-                        read.add(record);
-                    }
+                .deserialize(
+                        in,
+                        new org.apache.flink.util.Collector<>() {
+                            @Override
+                            public void collect(RelayRecord record) {
+                                read.add(record);
+                            }
 
-                    @Override
-                    public void close() {}
-                });
+                            @Override
+                            public void close() {}
+                        });
         assertThat(read).containsExactly(original);
 
         TopicRecordSerializer<RelayRecord> serializer =
                 new TopicRecordSerializer<>("out", new RelayedFields(), null, true);
-        ProducerRecord<byte[], byte[]> outgoing = serializer.serialize(read.get(0), new FakeSinkContext(8), 999L);
+        ProducerRecord<byte[], byte[]> outgoing =
+                serializer.serialize(read.get(0), new FakeSinkContext(8), 999L);
         assertThat(outgoing.key()).isEqualTo(original.key);
         assertThat(outgoing.value()).isEqualTo(original.value);
         assertThat(outgoing.timestamp()).isEqualTo(original.timestamp);
         assertThat(outgoing.partition()).isNull();
         assertThat(outgoing.headers().toArray()).containsExactly(headers.toArray());
         // Without a Flink timestamp (sink.write-timestamps stays on): the record's own is written.
-        assertThat(serializer.serialize(read.get(0), new FakeSinkContext(8), null).timestamp()).isEqualTo(original.timestamp);
+        assertThat(serializer.serialize(read.get(0), new FakeSinkContext(8), null).timestamp())
+                .isEqualTo(original.timestamp);
     }
 
     @Test
@@ -111,9 +128,12 @@ class RelayRecordTest {
     void samePartitionMapsIToIAndFailsClearlyWhenTheOutputIsTooSmall() {
         SamePartitionPartitioner partitioner = new SamePartitionPartitioner();
         RelayRecord fromTwo = new RelayRecord(null, new byte[0], 0, 2);
-        assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3})).isEqualTo(2);
+        assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3}))
+                .isEqualTo(2);
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1}))
+                        () ->
+                                partitioner.partition(
+                                        fromTwo, null, new byte[0], "out", new int[] {0, 1}))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("input partition 2")
                 .hasMessageContaining("'out' has only 2 partitions")

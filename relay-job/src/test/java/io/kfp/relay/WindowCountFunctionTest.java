@@ -22,10 +22,12 @@ class WindowCountFunctionTest {
 
     private KeyedOneInputStreamOperatorTestHarness<String, RelayRecord, RelayRecord> harness;
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, RelayRecord, RelayRecord> newHarness()
-            throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<String, RelayRecord, RelayRecord>
+            newHarness() throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new WindowCountFunction(MINUTE)), r -> WindowKeys.of(r.key), Types.STRING);
+                new KeyedProcessOperator<>(new WindowCountFunction(MINUTE)),
+                r -> WindowKeys.of(r.key),
+                Types.STRING);
     }
 
     @BeforeEach
@@ -40,7 +42,11 @@ class WindowCountFunctionTest {
     }
 
     private static RelayRecord record(String key, long timestamp) {
-        return new RelayRecord(key == null ? null : key.getBytes(StandardCharsets.ISO_8859_1), new byte[] {1}, timestamp, 0);
+        return new RelayRecord(
+                key == null ? null : key.getBytes(StandardCharsets.ISO_8859_1),
+                new byte[] {1},
+                timestamp,
+                0);
     }
 
     private void send(String key, long timestamp) throws Exception {
@@ -49,8 +55,15 @@ class WindowCountFunctionTest {
 
     private List<String> emitted() {
         return harness.extractOutputValues().stream()
-                .map(r -> (r.key == null ? "<none>" : new String(r.key, StandardCharsets.ISO_8859_1))
-                        + " " + new String(r.value, StandardCharsets.UTF_8) + " @" + r.timestamp)
+                .map(
+                        r ->
+                                (r.key == null
+                                                ? "<none>"
+                                                : new String(r.key, StandardCharsets.ISO_8859_1))
+                                        + " "
+                                        + new String(r.value, StandardCharsets.UTF_8)
+                                        + " @"
+                                        + r.timestamp)
                 .collect(Collectors.toList());
     }
 
@@ -61,14 +74,16 @@ class WindowCountFunctionTest {
         send("b", T0 + 10);
         send(null, T0 + 20);
         send("a", T0 + MINUTE); // next window
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(3); // one map per key: a (2 windows), b, none
+        assertThat(harness.numKeyedStateEntries())
+                .isEqualTo(3); // one map per key: a (2 windows), b, none
         assertThat(harness.numEventTimeTimers()).isEqualTo(4); // one per key and window
 
         harness.processWatermark(T0 + MINUTE - 2);
         assertThat(harness.extractOutputValues()).isEmpty();
 
         harness.processWatermark(T0 + MINUTE - 1);
-        String w0 = "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:01:00Z\",\"count\":";
+        String w0 =
+                "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:01:00Z\",\"count\":";
         assertThat(emitted())
                 .containsExactlyInAnyOrder(
                         "a " + w0 + "2} @" + (T0 + MINUTE - 1),

@@ -19,7 +19,8 @@ public final class ConsoleOptions implements OptionGroup {
             key("console.print-timestamp")
                     .booleanType()
                     .defaultValue(false)
-                    .withDescription("Print the record's timestamp first, as CreateTime:<epoch ms> (or LogAppendTime:).");
+                    .withDescription(
+                            "Print the record's timestamp first, as CreateTime:<epoch ms> (or LogAppendTime:).");
 
     public static final ConfigOption<Boolean> PRINT_PARTITION =
             key("console.print-partition")
@@ -37,7 +38,8 @@ public final class ConsoleOptions implements OptionGroup {
             key("console.print-headers")
                     .booleanType()
                     .defaultValue(false)
-                    .withDescription("Print the headers as name:value,name:value (NO_HEADERS when there are none).");
+                    .withDescription(
+                            "Print the headers as name:value,name:value (NO_HEADERS when there are none).");
 
     public static final ConfigOption<Boolean> PRINT_KEY =
             key("console.print-key")
@@ -90,8 +92,10 @@ public final class ConsoleOptions implements OptionGroup {
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
         Duration flush = config.get(FLUSH_INTERVAL);
-        if (flush.compareTo(Duration.ofMillis(1)) < 0 || flush.compareTo(Duration.ofMinutes(1)) > 0) {
-            problems.add(FLUSH_INTERVAL.key(), "must be between 1 ms and 1 min.", "use e.g. 200 ms.");
+        if (flush.compareTo(Duration.ofMillis(1)) < 0
+                || flush.compareTo(Duration.ofMinutes(1)) > 0) {
+            problems.add(
+                    FLUSH_INTERVAL.key(), "must be between 1 ms and 1 min.", "use e.g. 200 ms.");
         }
         String separator = Escapes.unescape(config.get(SEPARATOR));
         if (separator.contains("\n")) {

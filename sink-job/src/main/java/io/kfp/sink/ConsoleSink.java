@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
@@ -15,9 +14,9 @@ import org.apache.flink.metrics.Counter;
 
 /**
  * Prints each element as one line on the standard output of the process running the task (a
- * TaskManager on a cluster). Lines are buffered and written in whole-line chunks under one
- * JVM-wide lock, so output of parallel subtasks never interleaves mid-line; the buffer is flushed
- * every {@code flushInterval}, at every checkpoint, at 64 KiB and at the end.
+ * TaskManager on a cluster). Lines are buffered and written in whole-line chunks under one JVM-wide
+ * lock, so output of parallel subtasks never interleaves mid-line; the buffer is flushed every
+ * {@code flushInterval}, at every checkpoint, at 64 KiB and at the end.
  */
 public final class ConsoleSink implements Sink<byte[]> {
 
@@ -65,8 +64,10 @@ public final class ConsoleSink implements Sink<byte[]> {
         private final ProcessingTimeService time;
         private final long flushIntervalMs;
         private final Counter lines;
+
         /** Whole lines, as the bytes they are printed as. */
         private final ByteLine buffer = new ByteLine(MAX_BUFFERED_BYTES + 1024);
+
         private ScheduledFuture<?> nextFlush;
         private boolean closed;
 

@@ -5,10 +5,10 @@ import io.kfp.common.text.Utf8;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Bytes as one printable line: valid UTF-8 is printed as text; each byte that is not part of
- * valid UTF-8 is printed as {@code \xNN}. Line breaks, tabs, other control characters and the
- * backslash itself are escaped too ({@code \n}, {@code \r}, {@code \t}, {@code \xNN}, {@code
- * \\}), so a record always stays on one line and the output is unambiguous.
+ * Bytes as one printable line: valid UTF-8 is printed as text; each byte that is not part of valid
+ * UTF-8 is printed as {@code \xNN}. Line breaks, tabs, other control characters and the backslash
+ * itself are escaped too ({@code \n}, {@code \r}, {@code \t}, {@code \xNN}, {@code \\}), so a
+ * record always stays on one line and the output is unambiguous.
  */
 final class EscapedText {
 
@@ -16,7 +16,10 @@ final class EscapedText {
 
     private EscapedText() {}
 
-    /** Appends {@code bytes} as one printable line to {@code out}: valid UTF-8 copied as it is, the rest escaped. */
+    /**
+     * Appends {@code bytes} as one printable line to {@code out}: valid UTF-8 copied as it is, the
+     * rest escaped.
+     */
     static void append(byte[] bytes, ByteLine out) {
         int i = 0;
         int n = bytes.length;
@@ -76,10 +79,11 @@ final class EscapedText {
 
     /** Whether all eight bytes of {@code word} are printable ASCII other than '\\'. */
     private static boolean isPlain(long word) {
-        long notPlain = word & ByteWords.HIGH_BITS
-                | ByteWords.hasByteBelow(word, 0x20)
-                | ByteWords.hasZeroByte(word ^ 0x7f * ByteWords.ONES)
-                | ByteWords.hasZeroByte(word ^ '\\' * ByteWords.ONES);
+        long notPlain =
+                word & ByteWords.HIGH_BITS
+                        | ByteWords.hasByteBelow(word, 0x20)
+                        | ByteWords.hasZeroByte(word ^ 0x7f * ByteWords.ONES)
+                        | ByteWords.hasZeroByte(word ^ '\\' * ByteWords.ONES);
         return notPlain == 0;
     }
 

@@ -1,12 +1,15 @@
 package io.kfp.sink;
 
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
-/** Turns each Kafka record into its printed line, as UTF-8 bytes, right in the source: nothing else to carry. */
+/**
+ * Turns each Kafka record into its printed line, as UTF-8 bytes, right in the source: nothing else
+ * to carry.
+ */
 final class FormattingDeserializer implements KafkaRecordDeserializationSchema<byte[]> {
 
     private static final long serialVersionUID = 1L;

@@ -24,6 +24,7 @@ public final class RecordFormatter implements Serializable {
     private final byte[] separator;
     private final byte[] nullLiteral;
     private final boolean valueOnly;
+
     /** The line being built; one formatter per subtask, used by its task thread only. */
     private transient ByteLine line;
 
@@ -68,14 +69,22 @@ public final class RecordFormatter implements Serializable {
         }
         line.clear();
         if (timestamp) {
-            line.appendAscii(record.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:")
-                    .appendAscii(Long.toString(record.timestamp())).append(separator);
+            line.appendAscii(
+                            record.timestampType() == TimestampType.LOG_APPEND_TIME
+                                    ? "LogAppendTime:"
+                                    : "CreateTime:")
+                    .appendAscii(Long.toString(record.timestamp()))
+                    .append(separator);
         }
         if (partition) {
-            line.appendAscii("Partition:").appendAscii(Integer.toString(record.partition())).append(separator);
+            line.appendAscii("Partition:")
+                    .appendAscii(Integer.toString(record.partition()))
+                    .append(separator);
         }
         if (offset) {
-            line.appendAscii("Offset:").appendAscii(Long.toString(record.offset())).append(separator);
+            line.appendAscii("Offset:")
+                    .appendAscii(Long.toString(record.offset()))
+                    .append(separator);
         }
         if (headers) {
             Header[] all = record.headers().toArray();

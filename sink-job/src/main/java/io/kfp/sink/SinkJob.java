@@ -12,8 +12,8 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Kafka -> console. Reads only committed records ({@code read_committed}) and prints one line
- * per record on the standard output of the TaskManager running it.
+ * Kafka -> console. Reads only committed records ({@code read_committed}) and prints one line per
+ * record on the standard output of the TaskManager running it.
  *
  * <p>Printing cannot be rolled back: after a failure the job resumes from its last checkpoint and
  * lines printed since that checkpoint are printed again. Exactly-once ends at the Kafka topic.
@@ -22,6 +22,7 @@ public final class SinkJob implements Workflow {
 
     /** Operator uids: part of the savepoint format. Never change them. */
     static final String SOURCE_UID = "sink-kafka-source";
+
     static final String CONSOLE_UID = "sink-console";
 
     public static final JobSpec SPEC =
@@ -48,7 +49,8 @@ public final class SinkJob implements Workflow {
     public static SinkJob fromConfig(ReadableConfig config) {
         return new SinkJob(
                 config,
-                KafkaSourceFactory.create(config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
+                KafkaSourceFactory.create(
+                        config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
                 ConsoleSink.toStdout(config.get(ConsoleOptions.FLUSH_INTERVAL)));
     }
 
@@ -56,7 +58,8 @@ public final class SinkJob implements Workflow {
     public static SinkJob fromConfig(ReadableConfig config, Sink<byte[]> sink) {
         return new SinkJob(
                 config,
-                KafkaSourceFactory.create(config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
+                KafkaSourceFactory.create(
+                        config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
                 sink);
     }
 
@@ -69,7 +72,10 @@ public final class SinkJob implements Workflow {
         // Each printed line is a fresh array the console writer copies into its buffer and never
         // holds: the chained writer may take it as it is instead of a copy of every line.
         env.getConfig().enableObjectReuse();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka:" + SourceOptions.describeInput(config))
+        env.fromSource(
+                        source,
+                        WatermarkStrategy.noWatermarks(),
+                        "kafka:" + SourceOptions.describeInput(config))
                 .uid(SOURCE_UID)
                 .sinkTo(sink)
                 .uid(CONSOLE_UID)

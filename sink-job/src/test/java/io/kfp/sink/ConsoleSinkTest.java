@@ -81,7 +81,8 @@ class ConsoleSinkTest {
     @Test
     void aFullBufferIsPrintedWithoutWaiting() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ConsoleSink.Writer writer = new ConsoleSink.Writer(out, new ManualTime(), 200, new SimpleCounter());
+        ConsoleSink.Writer writer =
+                new ConsoleSink.Writer(out, new ManualTime(), 200, new SimpleCounter());
         String line = "x".repeat(1023);
         for (int i = 0; i < 64; i++) {
             writer.write(utf8(line), null);
@@ -99,36 +100,53 @@ class ConsoleSinkTest {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int id = w;
-            Thread t = new Thread(() -> {
-                try {
-                    // Each writer has its own stream object over the same bytes, as subtasks do
-                    // with System.out: only the sink's lock keeps chunks whole.
-                    java.io.OutputStream unsynchronized = new java.io.OutputStream() {
-                        @Override
-                        public void write(int b) {
-                            shared.write(b);
-                        }
+            Thread t =
+                    new Thread(
+                            () -> {
+                                try {
+                                    // Each writer has its own stream object over the same bytes, as
+                                    // subtasks do
+                                    // with System.out: only the sink's lock keeps chunks whole.
+                                    java.io.OutputStream unsynchronized =
+                                            new java.io.OutputStream() {
+                                                @Override
+                                                public void write(int b) {
+                                                    shared.write(b);
+                                                }
 
-                        @Override
-                        public void write(byte[] b, int off, int len) {
-                            for (int i = off; i < off + len; i++) {
-                                shared.write(b[i]);
-                            }
-                        }
-                    };
-                    ConsoleSink.Writer writer = new ConsoleSink.Writer(unsynchronized, new ManualTime(), 200, new SimpleCounter());
-                    start.await();
-                    for (int i = 0; i < perWriter; i++) {
-                        writer.write(utf8("writer-" + id + "-line-" + i + "-" + "y".repeat(i % 50)), null);
-                        if (i % 1000 == 0) {
-                            writer.flush(false);
-                        }
-                    }
-                    writer.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+                                                @Override
+                                                public void write(byte[] b, int off, int len) {
+                                                    for (int i = off; i < off + len; i++) {
+                                                        shared.write(b[i]);
+                                                    }
+                                                }
+                                            };
+                                    ConsoleSink.Writer writer =
+                                            new ConsoleSink.Writer(
+                                                    unsynchronized,
+                                                    new ManualTime(),
+                                                    200,
+                                                    new SimpleCounter());
+                                    start.await();
+                                    for (int i = 0; i < perWriter; i++) {
+                                        writer.write(
+                                                utf8(
+                                                        "writer-"
+                                                                + id
+                                                                + "-line-"
+                                                                + i
+                                                                + "-"
+                                                                + "y".repeat(i % 50)),
+                                                null);
+                                        if (i % 1000 == 0) {
+                                            writer.flush(false);
+                                        }
+                                    }
+                                    writer.close();
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
             threads.add(t);
             t.start();
         }
@@ -161,7 +179,11 @@ class ConsoleSinkTest {
     void aStandardOutputThatFailsFailsTheWriterInsteadOfLosingLines() throws Exception {
         SimpleCounter lines = new SimpleCounter();
         ConsoleSink.Writer writer =
-                new ConsoleSink.Writer(new PrintStream(failing(), false, StandardCharsets.UTF_8), new ManualTime(), 200, lines);
+                new ConsoleSink.Writer(
+                        new PrintStream(failing(), false, StandardCharsets.UTF_8),
+                        new ManualTime(),
+                        200,
+                        lines);
         writer.write(utf8("one"), null);
 
         assertThatThrownBy(() -> writer.flush(false))
@@ -172,10 +194,13 @@ class ConsoleSinkTest {
 
     @Test
     void anOutputStreamThatFailsFailsTheWriterWithItsOwnError() throws Exception {
-        ConsoleSink.Writer writer = new ConsoleSink.Writer(failing(), new ManualTime(), 200, new SimpleCounter());
+        ConsoleSink.Writer writer =
+                new ConsoleSink.Writer(failing(), new ManualTime(), 200, new SimpleCounter());
         writer.write(utf8("one"), null);
 
-        assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class).hasMessage("No space left on device");
+        assertThatThrownBy(() -> writer.flush(false))
+                .isInstanceOf(IOException.class)
+                .hasMessage("No space left on device");
     }
 
     private static byte[] utf8(String text) {

@@ -3,9 +3,9 @@ package io.kfp.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class EscapedTextTest {
 
@@ -50,7 +50,8 @@ class EscapedTextTest {
 
     @Test
     void controlCharactersAndBackslashAreEscapedSoARecordStaysOnOneLine() {
-        assertThat(escape("a\nb\r\tc\\d".getBytes(StandardCharsets.UTF_8))).isEqualTo("a\\nb\\r\\tc\\\\d");
+        assertThat(escape("a\nb\r\tc\\d".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo("a\\nb\\r\\tc\\\\d");
         assertThat(escape(bytes(0, 0x1b, 0x7f))).isEqualTo("\\x00\\x1b\\x7f");
         assertThat(escape(bytes(0xc2, 0x85))).as("C1 control NEL").isEqualTo("\\xc2\\x85");
     }
@@ -80,9 +81,13 @@ class EscapedTextTest {
 
     @Test
     void plainAsciiIsRecognisedAndRunsOfItSurviveAroundEscapes() {
-        assertThat(EscapedText.isPlain("plain text, 100% ASCII ~".getBytes(StandardCharsets.US_ASCII))).isTrue();
+        assertThat(
+                        EscapedText.isPlain(
+                                "plain text, 100% ASCII ~".getBytes(StandardCharsets.US_ASCII)))
+                .isTrue();
         assertThat(EscapedText.isPlain(new byte[0])).isTrue();
-        assertThat(EscapedText.isPlain("back\\slash".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        assertThat(EscapedText.isPlain("back\\slash".getBytes(StandardCharsets.US_ASCII)))
+                .isFalse();
         assertThat(EscapedText.isPlain(bytes(0x41, 0x0a))).isFalse();
         assertThat(EscapedText.isPlain(bytes(0x41, 0x7f))).isFalse();
         assertThat(EscapedText.isPlain(bytes(0xc3, 0xa9))).isFalse();
@@ -104,15 +109,26 @@ class EscapedTextTest {
             byte[] bytes = new byte[random.nextInt(40)];
             for (int i = 0; i < bytes.length; i++) {
                 // Mostly bytes around the UTF-8 boundaries, so valid and broken sequences mix.
-                int[] interesting = {0, '\n', '\\', 'x', 0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xe0, 0xe2, 0xed, 0xf0, 0xf4, 0xff};
-                bytes[i] = (byte) (random.nextBoolean() ? interesting[random.nextInt(interesting.length)] : random.nextInt(256));
+                int[] interesting = {
+                    0, '\n', '\\', 'x', 0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xe0, 0xe2, 0xed, 0xf0, 0xf4,
+                    0xff
+                };
+                bytes[i] =
+                        (byte)
+                                (random.nextBoolean()
+                                        ? interesting[random.nextInt(interesting.length)]
+                                        : random.nextInt(256));
             }
             ByteLine out = new ByteLine(1);
             EscapedText.append(bytes, out);
             byte[] line = out.toByteArray();
-            assertThat(io.kfp.common.text.Utf8.isWellFormed(line, 0, line.length)).as("printed as valid UTF-8").isTrue();
+            assertThat(io.kfp.common.text.Utf8.isWellFormed(line, 0, line.length))
+                    .as("printed as valid UTF-8")
+                    .isTrue();
             assertThat(line).as("one line").doesNotContain((byte) '\n', (byte) '\r');
-            assertThat(unescape(line)).as(java.util.HexFormat.of().formatHex(bytes)).containsExactly(bytes);
+            assertThat(unescape(line))
+                    .as(java.util.HexFormat.of().formatHex(bytes))
+                    .containsExactly(bytes);
         }
     }
 
@@ -131,7 +147,9 @@ class EscapedTextTest {
                 case 't' -> out.write('\t');
                 case '\\' -> out.write('\\');
                 case 'x' -> {
-                    out.write(Integer.parseInt(new String(line, i + 1, 2, StandardCharsets.US_ASCII), 16));
+                    out.write(
+                            Integer.parseInt(
+                                    new String(line, i + 1, 2, StandardCharsets.US_ASCII), 16));
                     i += 2;
                 }
                 default -> throw new AssertionError("unknown escape \\" + c);

@@ -1,8 +1,8 @@
 package io.kfp.sink;
 
-import io.kfp.common.config.Escapes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.config.Escapes;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -13,10 +13,20 @@ import org.junit.jupiter.api.Test;
 
 class RecordFormatterTest {
 
-    private static ConsumerRecord<byte[], byte[]> record(String key, byte[] value, RecordHeaders headers) {
+    private static ConsumerRecord<byte[], byte[]> record(
+            String key, byte[] value, RecordHeaders headers) {
         return new ConsumerRecord<>(
-                "t", 3, 42L, 1_700_000_000_000L, TimestampType.CREATE_TIME, -1, -1,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, headers, Optional.empty());
+                "t",
+                3,
+                42L,
+                1_700_000_000_000L,
+                TimestampType.CREATE_TIME,
+                -1,
+                -1,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value,
+                headers,
+                Optional.empty());
     }
 
     /** The formatter's bytes as text: they are UTF-8 whatever the record holds. */
@@ -31,7 +41,8 @@ class RecordFormatterTest {
     @Test
     void valueOnlyByDefault() {
         RecordFormatter f = new RecordFormatter(false, false, false, false, false, "\t", "null");
-        assertThat(text(f.format(record("k", utf8("hello"), new RecordHeaders())))).isEqualTo("hello");
+        assertThat(text(f.format(record("k", utf8("hello"), new RecordHeaders()))))
+                .isEqualTo("hello");
         assertThat(text(f.format(record("k", null, new RecordHeaders())))).isEqualTo("null");
         assertThat(text(f.format(record("k", utf8("two\nlines, a \\ and é"), new RecordHeaders()))))
                 .as("values that are not plain ASCII still go through the escaping")
@@ -45,7 +56,8 @@ class RecordFormatterTest {
         headers.add(new RecordHeader("h2", new byte[] {(byte) 0xff}));
         RecordFormatter f = new RecordFormatter(true, true, true, true, true, " | ", "<null>");
         assertThat(text(f.format(record(null, utf8("v"), headers))))
-                .isEqualTo("CreateTime:1700000000000 | Partition:3 | Offset:42 | h1:v1,h2:\\xff | <null> | v");
+                .isEqualTo(
+                        "CreateTime:1700000000000 | Partition:3 | Offset:42 | h1:v1,h2:\\xff | <null> | v");
     }
 
     @Test
@@ -53,21 +65,36 @@ class RecordFormatterTest {
         RecordHeaders headers = new RecordHeaders();
         headers.add(new RecordHeader("two\nlines\tand \\", utf8("v")));
         RecordFormatter f = new RecordFormatter(false, false, false, true, false, "\t", "null");
-        assertThat(text(f.format(record(null, utf8("x"), headers)))).isEqualTo("two\\nlines\\tand \\\\:v\tx");
+        assertThat(text(f.format(record(null, utf8("x"), headers))))
+                .isEqualTo("two\\nlines\\tand \\\\:v\tx");
     }
 
     @Test
     void noHeadersIsSaidExplicitly() {
         RecordFormatter f = new RecordFormatter(false, false, false, true, true, "\t", "null");
-        assertThat(text(f.format(record("k", utf8("v"), new RecordHeaders())))).isEqualTo("NO_HEADERS\tk\tv");
+        assertThat(text(f.format(record("k", utf8("v"), new RecordHeaders()))))
+                .isEqualTo("NO_HEADERS\tk\tv");
     }
 
     @Test
     void logAppendTimeIsNamed() {
         ConsumerRecord<byte[], byte[]> r =
-                new ConsumerRecord<>("t", 0, 0L, 5L, TimestampType.LOG_APPEND_TIME, -1, -1, null, utf8("v"),
-                        new RecordHeaders(), Optional.empty());
-        assertThat(text(new RecordFormatter(true, false, false, false, false, ",", "null").format(r)))
+                new ConsumerRecord<>(
+                        "t",
+                        0,
+                        0L,
+                        5L,
+                        TimestampType.LOG_APPEND_TIME,
+                        -1,
+                        -1,
+                        null,
+                        utf8("v"),
+                        new RecordHeaders(),
+                        Optional.empty());
+        assertThat(
+                        text(
+                                new RecordFormatter(true, false, false, false, false, ",", "null")
+                                        .format(r)))
                 .isEqualTo("LogAppendTime:5,v");
     }
 

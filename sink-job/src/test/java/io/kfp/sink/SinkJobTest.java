@@ -24,8 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SinkJobTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension CLUSTER = MiniClusters.withSlots(2);
 
     /** What the job printed, shared with the TaskManager threads of the MiniCluster. */
     static final ByteArrayOutputStream PRINTED = new ByteArrayOutputStream();
@@ -45,8 +44,15 @@ class SinkJobTest {
     }
 
     static Configuration config(String... args) {
-        List<String> all = new ArrayList<>(List.of("--source.topics", "in", "--job.parallelism", "2",
-                "--checkpoint.dir", "target/checkpoints"));
+        List<String> all =
+                new ArrayList<>(
+                        List.of(
+                                "--source.topics",
+                                "in",
+                                "--job.parallelism",
+                                "2",
+                                "--checkpoint.dir",
+                                "target/checkpoints"));
         all.addAll(List.of(args));
         return SinkJob.SPEC.configuration(all.toArray(String[]::new));
     }
@@ -61,7 +67,13 @@ class SinkJobTest {
         ConsoleSink sink = new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200));
 
         Configuration config = config();
-        StreamEnvironments.execute(config, new SinkJob(config, ListSource.of(utf8(lines), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink));
+        StreamEnvironments.execute(
+                config,
+                new SinkJob(
+                        config,
+                        ListSource.of(
+                                utf8(lines), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
+                        sink));
 
         String[] printed = PRINTED.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(printed).containsExactlyInAnyOrderElementsOf(lines);
@@ -72,7 +84,11 @@ class SinkJobTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
         Configuration config = config();
-        new SinkJob(config, ListSource.of(utf8(List.of("a")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
+        new SinkJob(
+                        config,
+                        ListSource.of(
+                                utf8(List.of("a")),
+                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
                         new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200)))
                 .defineWorkflow(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
@@ -80,10 +96,20 @@ class SinkJobTest {
 
     @Test
     void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
-        ConsoleSink sink = new ConsoleSink(
-                () -> new PrintStream(ConsoleSinkTest.failing(), false, StandardCharsets.UTF_8), Duration.ofMillis(200));
+        ConsoleSink sink =
+                new ConsoleSink(
+                        () ->
+                                new PrintStream(
+                                        ConsoleSinkTest.failing(), false, StandardCharsets.UTF_8),
+                        Duration.ofMillis(200));
         Configuration config = config("--restart.strategy", "none");
-        SinkJob job = new SinkJob(config, ListSource.of(utf8(List.of("a", "b")), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO), sink);
+        SinkJob job =
+                new SinkJob(
+                        config,
+                        ListSource.of(
+                                utf8(List.of("a", "b")),
+                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
+                        sink);
 
         assertThatThrownBy(() -> StreamEnvironments.execute(config, job))
                 .rootCause()
@@ -97,11 +123,20 @@ class SinkJobTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out())
                 .startsWith("sink-job: ")
-                .contains("--console.print-key  (default: false)", "--console.flush-interval  (default: 200 ms)",
+                .contains(
+                        "--console.print-key  (default: false)",
+                        "--console.flush-interval  (default: 200 ms)",
                         "--source.offset-reset  (default: latest)")
                 .doesNotContain("--sink.topic");
 
-        CapturedRun bad = CapturedRun.of(SinkJob.SPEC, "--source.topics", "in", "--console.print-keys", "--console.separator", "\\n");
+        CapturedRun bad =
+                CapturedRun.of(
+                        SinkJob.SPEC,
+                        "--source.topics",
+                        "in",
+                        "--console.print-keys",
+                        "--console.separator",
+                        "\\n");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err())
                 .contains("console.print-keys", "did you mean 'console.print-key'?")

@@ -192,7 +192,9 @@ public final class CheckpointOptions implements OptionGroup {
         String value = config.get(option);
         if (value == null || value.isBlank()) {
             problems.add(
-                    option.key(), "must not be empty.", "set a directory or URI, e.g. file:///data/ckpt.");
+                    option.key(),
+                    "must not be empty.",
+                    "set a directory or URI, e.g. file:///data/ckpt.");
             return;
         }
         try {

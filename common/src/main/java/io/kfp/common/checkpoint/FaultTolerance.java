@@ -13,10 +13,10 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 
 /**
- * Translates our checkpoint, state and restart options into Flink 2 configuration keys
- * ({@code execution.checkpointing.*}, {@code state.backend.type}, {@code restart-strategy.*}).
- * The 1.x setters ({@code setStateBackend}, {@code setRestartStrategy}, ...) no longer exist;
- * configuration passed to the environment is the one way to set these per job.
+ * Translates our checkpoint, state and restart options into Flink 2 configuration keys ({@code
+ * execution.checkpointing.*}, {@code state.backend.type}, {@code restart-strategy.*}). The 1.x
+ * setters ({@code setStateBackend}, {@code setRestartStrategy}, ...) no longer exist; configuration
+ * passed to the environment is the one way to set these per job.
  */
 public final class FaultTolerance {
 
@@ -30,16 +30,31 @@ public final class FaultTolerance {
                 .ifPresent(p -> flink.set(CoreOptions.DEFAULT_PARALLELISM, p));
 
         if (config.get(CheckpointOptions.ENABLED)) {
-            flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.get(CheckpointOptions.INTERVAL));
+            flink.set(
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                    config.get(CheckpointOptions.INTERVAL));
         }
-        flink.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, config.get(CheckpointOptions.MODE));
-        flink.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, config.get(CheckpointOptions.MIN_PAUSE));
-        flink.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.get(CheckpointOptions.TIMEOUT));
-        flink.set(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS, config.get(CheckpointOptions.MAX_CONCURRENT));
-        flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, config.get(CheckpointOptions.RETENTION));
-        flink.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, config.get(CheckpointOptions.NUM_RETAINED));
+        flink.set(
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                config.get(CheckpointOptions.MODE));
+        flink.set(
+                CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS,
+                config.get(CheckpointOptions.MIN_PAUSE));
+        flink.set(
+                CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.get(CheckpointOptions.TIMEOUT));
+        flink.set(
+                CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS,
+                config.get(CheckpointOptions.MAX_CONCURRENT));
+        flink.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                config.get(CheckpointOptions.RETENTION));
+        flink.set(
+                CheckpointingOptions.MAX_RETAINED_CHECKPOINTS,
+                config.get(CheckpointOptions.NUM_RETAINED));
         flink.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, location(config.get(CheckpointOptions.DIRECTORY)));
+        flink.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                location(config.get(CheckpointOptions.DIRECTORY)));
         flink.set(
                 CheckpointingOptions.SAVEPOINT_DIRECTORY,
                 location(config.get(CheckpointOptions.SAVEPOINT_DIRECTORY)));
@@ -47,8 +62,11 @@ public final class FaultTolerance {
         config.getOptional(CheckpointOptions.RESTORE_FROM)
                 .ifPresent(path -> flink.set(StateRecoveryOptions.SAVEPOINT_PATH, location(path)));
 
-        flink.set(StateBackendOptions.STATE_BACKEND, ConfigValidator.text(config.get(StateOptions.BACKEND)));
-        flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.get(StateOptions.INCREMENTAL));
+        flink.set(
+                StateBackendOptions.STATE_BACKEND,
+                ConfigValidator.text(config.get(StateOptions.BACKEND)));
+        flink.set(
+                CheckpointingOptions.INCREMENTAL_CHECKPOINTS, config.get(StateOptions.INCREMENTAL));
 
         applyRestartStrategy(config, flink);
         return flink;
@@ -64,12 +82,16 @@ public final class FaultTolerance {
                 flink.set(
                         RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
                         config.get(RestartOptions.MAX_DELAY));
-                flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+                flink.set(
+                        RestartStrategyOptions
+                                .RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER,
+                        2.0);
                 flink.set(
                         RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS,
                         config.get(RestartOptions.ATTEMPTS));
                 flink.set(
-                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
+                        RestartStrategyOptions
+                                .RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
                         config.get(RestartOptions.RESET_AFTER));
             }
             case FIXED_DELAY -> {

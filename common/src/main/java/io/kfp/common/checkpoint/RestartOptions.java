@@ -11,9 +11,9 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.util.TimeUtils;
 
 /**
- * How often a failing job is restarted before it is declared FAILED. Always bounded: a job that
- * can never succeed (say, the broker refuses its transaction timeout) must end, with its cause in
- * the log, instead of restarting forever.
+ * How often a failing job is restarted before it is declared FAILED. Always bounded: a job that can
+ * never succeed (say, the broker refuses its transaction timeout) must end, with its cause in the
+ * log, instead of restarting forever.
  */
 public final class RestartOptions implements OptionGroup {
 
@@ -48,8 +48,7 @@ public final class RestartOptions implements OptionGroup {
             key("restart.attempts")
                     .intType()
                     .defaultValue(10)
-                    .withDescription(
-                            "Restarts before the job is declared FAILED. Always bounded.");
+                    .withDescription("Restarts before the job is declared FAILED. Always bounded.");
 
     public static final ConfigOption<Duration> INITIAL_DELAY =
             key("restart.initial-delay")
@@ -106,7 +105,8 @@ public final class RestartOptions implements OptionGroup {
         if (config.get(INITIAL_DELAY).isNegative()) {
             problems.add(INITIAL_DELAY.key(), "must not be negative.", "use e.g. 1 s.");
         }
-        if (strategy == Strategy.EXPONENTIAL_DELAY && (config.get(RESET_AFTER).isNegative() || config.get(RESET_AFTER).isZero())) {
+        if (strategy == Strategy.EXPONENTIAL_DELAY
+                && (config.get(RESET_AFTER).isNegative() || config.get(RESET_AFTER).isZero())) {
             problems.add(
                     RESET_AFTER.key(),
                     "must be positive.",

@@ -10,8 +10,8 @@ public final class StorageLocations {
     private StorageLocations() {}
 
     /**
-     * A URI with a scheme (file, hdfs, s3, ...) is kept as given; a plain path becomes an
-     * absolute {@code file://} URI, resolved against the current directory.
+     * A URI with a scheme (file, hdfs, s3, ...) is kept as given; a plain path becomes an absolute
+     * {@code file://} URI, resolved against the current directory.
      */
     public static URI toUri(String location) throws URISyntaxException {
         if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")) {

@@ -23,9 +23,9 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
 /**
  * Turns a job's command line, environment and optional config file into one {@link RawConfig}.
  *
- * <p>Precedence, lowest first: option defaults (applied later, by type) &lt; the job's own
- * defaults &lt; the file given with {@code --config FILE} (YAML, or {@code .properties}) &lt;
- * environment variables &lt; {@code --key value} on the command line.
+ * <p>Precedence, lowest first: option defaults (applied later, by type) &lt; the job's own defaults
+ * &lt; the file given with {@code --config FILE} (YAML, or {@code .properties}) &lt; environment
+ * variables &lt; {@code --key value} on the command line.
  *
  * <p>Environment variables are the key upper-cased with every {@code .} and {@code -} turned into
  * {@code _}, prefixed with {@value #ENV_PREFIX}: {@code checkpoint.interval} is {@code
@@ -45,11 +45,17 @@ public final class ConfigLoader {
      * {@code KFP_*} variable), for the job to print before it starts.
      */
     public record Loaded(
-            RawConfig raw, boolean helpRequested, List<ConfigProblem> syntaxProblems, List<String> warnings) {
+            RawConfig raw,
+            boolean helpRequested,
+            List<ConfigProblem> syntaxProblems,
+            List<String> warnings) {
 
-        /** Whether the config file could not be read: every other problem would follow from that. */
+        /**
+         * Whether the config file could not be read: every other problem would follow from that.
+         */
         public boolean fileUnreadable() {
-            return syntaxProblems.stream().anyMatch(p -> p.key().equals("--" + CONFIG_FILE_FLAG) && p.origin() == null);
+            return syntaxProblems.stream()
+                    .anyMatch(p -> p.key().equals("--" + CONFIG_FILE_FLAG) && p.origin() == null);
         }
     }
 
@@ -82,8 +88,8 @@ public final class ConfigLoader {
 
     /**
      * Adds layers to a {@link RawConfig}, storing a value given under one of Flink's keys (a
-     * fallback key) under our option's own key, so precedence is decided by layer, not by which
-     * of the two names was used.
+     * fallback key) under our option's own key, so precedence is decided by layer, not by which of
+     * the two names was used.
      */
     private static final class Layers {
         final RawConfig raw = new RawConfig();
@@ -158,9 +164,14 @@ public final class ConfigLoader {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> loadYaml(Path file) throws IOException {
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            Object top = new Load(LoadSettings.builder().setSchema(new CoreSchema()).build()).loadFromReader(reader);
+            Object top =
+                    new Load(LoadSettings.builder().setSchema(new CoreSchema()).build())
+                            .loadFromReader(reader);
             if (top != null && !(top instanceof Map)) {
-                throw new ClassCastException("the top level is a " + top.getClass().getSimpleName() + ", not 'key: value' lines");
+                throw new ClassCastException(
+                        "the top level is a "
+                                + top.getClass().getSimpleName()
+                                + ", not 'key: value' lines");
             }
             return (Map<String, Object>) top;
         }
@@ -172,9 +183,15 @@ public final class ConfigLoader {
      */
     static String yamlProblem(Exception e) {
         if (e instanceof MarkedYamlEngineException marked) {
-            String where = marked.getProblemMark()
-                    .map(m -> ": line " + (m.getLine() + 1) + ", column " + (m.getColumn() + 1))
-                    .orElse("");
+            String where =
+                    marked.getProblemMark()
+                            .map(
+                                    m ->
+                                            ": line "
+                                                    + (m.getLine() + 1)
+                                                    + ", column "
+                                                    + (m.getColumn() + 1))
+                            .orElse("");
             return where + ": " + marked.getProblem();
         }
         return ": " + firstLine(e.getMessage());
@@ -237,7 +254,8 @@ public final class ConfigLoader {
                                         "environment variable "
                                                 + e.getKey()
                                                 + " is not an option of this job; ignored."
-                                                + DidYouMean.suggest(e.getKey(), envNameToKey.keySet())
+                                                + DidYouMean.suggest(
+                                                                e.getKey(), envNameToKey.keySet())
                                                         .map(k -> " Did you mean " + k + "?")
                                                         .orElse(""));
                                 return;
@@ -260,17 +278,21 @@ public final class ConfigLoader {
     }
 
     /**
-     * A stray argument as it may be shown: {@code key=value} with the value hidden if the key is
-     * a secret, and a bare word hidden if the word before it named a secret.
+     * A stray argument as it may be shown: {@code key=value} with the value hidden if the key is a
+     * secret, and a bare word hidden if the word before it named a secret.
      */
     static String strayForDisplay(String arg, String previous) {
-        if (previous != null && SecretRedaction.isSecret(previous) || SecretRedaction.looksSecret(arg)) {
+        if (previous != null && SecretRedaction.isSecret(previous)
+                || SecretRedaction.looksSecret(arg)) {
             return SecretRedaction.REDACTED;
         }
         int equals = arg.indexOf('=');
         if (equals > 0) {
             String key = arg.substring(0, equals);
-            return key + "=" + SecretRedaction.redact(key.replaceFirst("^-+", ""), arg.substring(equals + 1));
+            return key
+                    + "="
+                    + SecretRedaction.redact(
+                            key.replaceFirst("^-+", ""), arg.substring(equals + 1));
         }
         return arg;
     }
@@ -288,7 +310,9 @@ public final class ConfigLoader {
         return newline < 0 ? message : message.substring(0, newline);
     }
 
-    /** {@code --key value}, {@code --key=value}, {@code --flag}, {@code --help}, {@code --config}. */
+    /**
+     * {@code --key value}, {@code --key=value}, {@code --flag}, {@code --help}, {@code --config}.
+     */
     private static final class CommandLine {
         final Map<String, String> values = new LinkedHashMap<>();
         String configFile;
@@ -321,10 +345,13 @@ public final class ConfigLoader {
                     value = arg.substring(equals + 1);
                 } else {
                     key = arg.substring(2);
-                    // A secret is never a bare switch: its value may start with "--" and must not be
+                    // A secret is never a bare switch: its value may start with "--" and must not
+                    // be
                     // read as the next option, which would be printed back as unknown.
-                    boolean nextIsValue = i + 1 < args.length
-                            && (!args[i + 1].startsWith("--") || SecretRedaction.isSecret(key));
+                    boolean nextIsValue =
+                            i + 1 < args.length
+                                    && (!args[i + 1].startsWith("--")
+                                            || SecretRedaction.isSecret(key));
                     // A bare --flag means true, so boolean switches read naturally.
                     value = nextIsValue ? args[++i] : "true";
                 }
@@ -335,7 +362,9 @@ public final class ConfigLoader {
                                         "--" + CONFIG_FILE_FLAG,
                                         value,
                                         "command line",
-                                        "a second config file (the first is " + cl.configFile + ").",
+                                        "a second config file (the first is "
+                                                + cl.configFile
+                                                + ").",
                                         "give one --config; put shared settings in it, or override"
                                                 + " single ones with --key value."));
                     } else if (value.equals("true") && equals < 0) {

@@ -15,8 +15,8 @@ import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.configuration.MemorySize;
 
 /**
- * Checks raw settings against the declared options of a job's groups and, if everything is
- * valid, returns them as a typed Flink {@link Configuration}. Reports every problem at once.
+ * Checks raw settings against the declared options of a job's groups and, if everything is valid,
+ * returns them as a typed Flink {@link Configuration}. Reports every problem at once.
  */
 public final class ConfigValidator {
 
@@ -90,7 +90,13 @@ public final class ConfigValidator {
             boolean fromEnvironment = raw.entry(key).origin().startsWith("environment ");
             String fix =
                     DidYouMean.suggest(key, declared)
-                            .map(s -> "did you mean " + (fromEnvironment ? ConfigLoader.envName(s) : "'" + s + "'") + "?")
+                            .map(
+                                    s ->
+                                            "did you mean "
+                                                    + (fromEnvironment
+                                                            ? ConfigLoader.envName(s)
+                                                            : "'" + s + "'")
+                                                    + "?")
                             .orElse("remove it; run with --help to list every option.");
             problems.add(key, "unknown option for this job.", fix);
         }
@@ -102,18 +108,22 @@ public final class ConfigValidator {
             config.get(option);
             return true;
         } catch (RuntimeException e) {
-            problems.add(option.key(), "not " + expected(option, e) + ".", "write " + example(option) + ".");
+            problems.add(
+                    option.key(),
+                    "not " + expected(option, e) + ".",
+                    "write " + example(option) + ".");
             return false;
         }
     }
 
     /**
-     * Enum values are accepted with '_' or '-' and in any case, so Flink's own spelling
-     * ({@code EXACTLY_ONCE}) works next to ours ({@code exactly-once}): each is replaced by the
-     * constant's {@code toString}, which is what Flink's parser matches - Flink's own enums
-     * ({@code CheckpointingMode}) and the connector's ({@code DeliveryGuarantee}) alike.
+     * Enum values are accepted with '_' or '-' and in any case, so Flink's own spelling ({@code
+     * EXACTLY_ONCE}) works next to ours ({@code exactly-once}): each is replaced by the constant's
+     * {@code toString}, which is what Flink's parser matches - Flink's own enums ({@code
+     * CheckpointingMode}) and the connector's ({@code DeliveryGuarantee}) alike.
      */
-    private static Map<String, String> normalizeEnumValues(RawConfig raw, Collection<OptionGroup> groups) {
+    private static Map<String, String> normalizeEnumValues(
+            RawConfig raw, Collection<OptionGroup> groups) {
         Map<String, String> values = raw.values();
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
@@ -151,7 +161,9 @@ public final class ConfigValidator {
         if (option.hasDefaultValue()) {
             Class<?> type = option.defaultValue().getClass();
             // An enum constant with a body is an anonymous subclass of its enum.
-            return type.isAnonymousClass() && type.getSuperclass().isEnum() ? type.getSuperclass() : type;
+            return type.isAnonymousClass() && type.getSuperclass().isEnum()
+                    ? type.getSuperclass()
+                    : type;
         }
         for (String probe : List.of("1", "true")) {
             try {
@@ -185,7 +197,9 @@ public final class ConfigValidator {
             return "one of " + enumValues(type);
         }
         String message = parseError.getMessage();
-        return "a valid value (" + (message == null ? parseError.getClass().getSimpleName() : message) + ")";
+        return "a valid value ("
+                + (message == null ? parseError.getClass().getSimpleName() : message)
+                + ")";
     }
 
     /** A concrete example of a valid value for the option's type. */

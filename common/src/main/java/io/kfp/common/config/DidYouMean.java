@@ -11,9 +11,9 @@ public final class DidYouMean {
     private DidYouMean() {}
 
     /**
-     * The closest of {@code known} to {@code typed}: by edit distance (at most a third of the
-     * key's length), or the unique key that ends with what was typed (a forgotten prefix such as
-     * {@code interval} for {@code checkpoint.interval}).
+     * The closest of {@code known} to {@code typed}: by edit distance (at most a third of the key's
+     * length), or the unique key that ends with what was typed (a forgotten prefix such as {@code
+     * interval} for {@code checkpoint.interval}).
      */
     public static Optional<String> suggest(String typed, Collection<String> known) {
         String wanted = typed.toLowerCase(Locale.ROOT).replace('_', '-');
@@ -32,7 +32,9 @@ public final class DidYouMean {
         String wanted = typed.toLowerCase(Locale.ROOT);
         return known.stream()
                 .filter(k -> distance(wanted, k.toLowerCase(Locale.ROOT)) <= maxEdits)
-                .min(java.util.Comparator.comparingInt(k -> distance(wanted, k.toLowerCase(Locale.ROOT))));
+                .min(
+                        java.util.Comparator.comparingInt(
+                                k -> distance(wanted, k.toLowerCase(Locale.ROOT))));
     }
 
     /** Levenshtein distance. */

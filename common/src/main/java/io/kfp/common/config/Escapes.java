@@ -1,6 +1,9 @@
 package io.kfp.common.config;
 
-/** Escapes users type for invisible characters in settings: {@code \n}, {@code \r}, {@code \t}, {@code \\}. */
+/**
+ * Escapes users type for invisible characters in settings: {@code \n}, {@code \r}, {@code \t},
+ * {@code \\}.
+ */
 public final class Escapes {
 
     private Escapes() {}

@@ -85,7 +85,10 @@ public final class JobOptions implements OptionGroup {
                                                 + " cluster default."));
     }
 
-    /** Whether {@code name} is made only of letters, digits, '.', '_' and '-', safe inside a Kafka id. */
+    /**
+     * Whether {@code name} is made only of letters, digits, '.', '_' and '-', safe inside a Kafka
+     * id.
+     */
     public static boolean isSafeName(String name) {
         return SAFE_NAME.matcher(name).matches();
     }

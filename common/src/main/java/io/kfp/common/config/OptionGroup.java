@@ -5,8 +5,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 
 /**
- * A concern's settings (checkpointing, Kafka source, ...): the typed options it declares, how
- * they are checked together, and any free-form key prefixes it accepts.
+ * A concern's settings (checkpointing, Kafka source, ...): the typed options it declares, how they
+ * are checked together, and any free-form key prefixes it accepts.
  *
  * <p>Each job lists the groups it uses; help text, unknown-key detection and validation are all
  * derived from that list, so an option declared here is documented and checked everywhere.
@@ -28,8 +28,8 @@ public interface OptionGroup {
     }
 
     /**
-     * Cross-option checks. Called even when some option's value did not parse, so that every
-     * other problem is reported in the same run; reading such an option throws {@link
+     * Cross-option checks. Called even when some option's value did not parse, so that every other
+     * problem is reported in the same run; reading such an option throws {@link
      * IllegalArgumentException}, which skips the rest of this group's checks.
      */
     default void validate(ReadableConfig config, ConfigProblems problems) {}

@@ -6,13 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Keeps the option tables in the READMEs generated from the declarations. A README holds the
- * table between {@value #BEGIN} and {@value #END}; each module's docs test compares it with
- * {@link OptionsHelp#markdown} and, run with {@code -Dkfp.docs.update=true}, rewrites it.
+ * Keeps the option tables in the READMEs generated from the declarations. A README holds the table
+ * between {@value #BEGIN} and {@value #END}; each module's docs test compares it with {@link
+ * OptionsHelp#markdown} and, run with {@code -Dkfp.docs.update=true}, rewrites it.
  */
 public final class OptionsDoc {
 
-    public static final String BEGIN = "<!-- options:begin (generated from the option declarations; do not edit) -->";
+    public static final String BEGIN =
+            "<!-- options:begin (generated from the option declarations; do not edit) -->";
     public static final String END = "<!-- options:end -->";
 
     private OptionsDoc() {}
@@ -22,7 +23,8 @@ public final class OptionsDoc {
         int begin = document.indexOf(BEGIN);
         int end = document.indexOf(END);
         if (begin < 0 || end < begin) {
-            throw new IllegalArgumentException("the document has no " + BEGIN + " ... " + END + " block");
+            throw new IllegalArgumentException(
+                    "the document has no " + BEGIN + " ... " + END + " block");
         }
         return document.substring(0, begin + BEGIN.length())
                 + "\n"
@@ -31,8 +33,8 @@ public final class OptionsDoc {
     }
 
     /**
-     * Checks that {@code readme}'s table is {@code generated}; rewrites it instead when the
-     * system property {@code kfp.docs.update} is {@code true}.
+     * Checks that {@code readme}'s table is {@code generated}; rewrites it instead when the system
+     * property {@code kfp.docs.update} is {@code true}.
      *
      * @return the up-to-date document text
      */

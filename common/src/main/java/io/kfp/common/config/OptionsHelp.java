@@ -9,8 +9,8 @@ import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.util.TimeUtils;
 
 /**
- * Generates {@code --help} text from the option declarations, so the list can never drift from
- * what the job accepts.
+ * Generates {@code --help} text from the option declarations, so the list can never drift from what
+ * the job accepts.
  */
 public final class OptionsHelp {
 
@@ -79,8 +79,8 @@ public final class OptionsHelp {
     }
 
     /**
-     * The same options as a Markdown table per group, for READMEs. Generated, never edited by
-     * hand: each module has a test that fails when its committed table differs.
+     * The same options as a Markdown table per group, for READMEs. Generated, never edited by hand:
+     * each module has a test that fails when its committed table differs.
      */
     public static String markdown(List<OptionGroup> groups, Map<String, String> jobDefaults) {
         StringBuilder out = new StringBuilder();

@@ -5,16 +5,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Settings as the user gave them, before any type conversion: each key's string value and where
- * it came from ("command line", "environment KFP_...", "file job.yaml", "job default"). Later
- * layers replace earlier ones, which is how precedence works.
+ * Settings as the user gave them, before any type conversion: each key's string value and where it
+ * came from ("command line", "environment KFP_...", "file job.yaml", "job default"). Later layers
+ * replace earlier ones, which is how precedence works.
  */
 public final class RawConfig {
 
     /**
      * A value, its origin, and the key as the user wrote it (Flink's own key for one of our
-     * options, e.g. {@code execution.checkpointing.interval}; {@code null} when it is the
-     * option's own key), all quoted back in messages.
+     * options, e.g. {@code execution.checkpointing.interval}; {@code null} when it is the option's
+     * own key), all quoted back in messages.
      */
     public record Entry(String value, String origin, String writtenAs) {}
 

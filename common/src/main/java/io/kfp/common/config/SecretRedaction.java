@@ -20,7 +20,8 @@ public final class SecretRedaction {
     public static final String REDACTED = GlobalConfiguration.HIDDEN_CONTENT;
 
     /** Key parts Flink's {@link GlobalConfiguration#isSensitive} does not hide. */
-    private static final List<String> MORE_SECRET_KEY_PARTS = List.of("passwd", "api.key", "credential", "ssl.key", "private");
+    private static final List<String> MORE_SECRET_KEY_PARTS =
+            List.of("passwd", "api.key", "credential", "ssl.key", "private");
 
     private static final Pattern SECRET_VALUE =
             Pattern.compile("(?i)(password|passwd|secret|token)\\s*[=:]|LoginModule");
@@ -29,7 +30,8 @@ public final class SecretRedaction {
 
     public static boolean isSecret(String key) {
         String lower = key.toLowerCase(Locale.ROOT);
-        return GlobalConfiguration.isSensitive(key) || MORE_SECRET_KEY_PARTS.stream().anyMatch(lower::contains);
+        return GlobalConfiguration.isSensitive(key)
+                || MORE_SECRET_KEY_PARTS.stream().anyMatch(lower::contains);
     }
 
     /**

@@ -42,6 +42,7 @@ public final class JobEntryPoint {
 
     /** The settings were wrong or Kafka would refuse the job: nothing was submitted. */
     public static final int EXIT_USER_ERROR = 2;
+
     /** The job ran and failed. */
     public static final int EXIT_JOB_FAILED = 1;
 
@@ -83,7 +84,10 @@ public final class JobEntryPoint {
         }
     }
 
-    /** Runs {@code spec} until it ends; returns the process exit code (0, {@value #EXIT_USER_ERROR}, {@value #EXIT_JOB_FAILED}). */
+    /**
+     * Runs {@code spec} until it ends; returns the process exit code (0, {@value #EXIT_USER_ERROR},
+     * {@value #EXIT_JOB_FAILED}).
+     */
     public int run(JobSpec spec, String[] args) {
         return run(spec, args, UNTIL_IT_ENDS);
     }
@@ -93,7 +97,9 @@ public final class JobEntryPoint {
         ConfigLoader.Loaded loaded =
                 ConfigLoader.load(args, environment, spec.defaults(), spec.groups());
         if (loaded.helpRequested()) {
-            out.print(OptionsHelp.render(spec.command(), spec.description(), spec.groups(), spec.defaults()));
+            out.print(
+                    OptionsHelp.render(
+                            spec.command(), spec.description(), spec.groups(), spec.defaults()));
             out.flush();
             return 0;
         }
@@ -101,7 +107,8 @@ public final class JobEntryPoint {
         loaded.warnings().forEach(warning -> warn(spec, warning));
         if (loaded.fileUnreadable()) {
             // Without the file's settings every later check would report its own follow-on error.
-            reportUserError(spec, loaded.syntaxProblems(), "configuration error", "configuration errors");
+            reportUserError(
+                    spec, loaded.syntaxProblems(), "configuration error", "configuration errors");
             return EXIT_USER_ERROR;
         }
         Configuration config;
@@ -113,7 +120,10 @@ public final class JobEntryPoint {
         }
         if (config.getOptional(PreflightOptions.PRINT_ACLS).isPresent()) {
             RequiredAcls.kafkaAclsLines(
-                            RequiredAcls.of(config, spec.groups(), spec.extraOutputTopics().apply(config),
+                            RequiredAcls.of(
+                                    config,
+                                    spec.groups(),
+                                    spec.extraOutputTopics().apply(config),
                                     config.get(PreflightOptions.PRINT_ACLS)),
                             config,
                             config.get(KafkaClientOptions.BOOTSTRAP_SERVERS))
@@ -142,7 +152,11 @@ public final class JobEntryPoint {
                             spec.preflights(),
                             warning -> warn(spec, warning));
             if (!problems.isEmpty()) {
-                reportUserError(spec, problems, "problem with the Kafka cluster", "problems with the Kafka cluster");
+                reportUserError(
+                        spec,
+                        problems,
+                        "problem with the Kafka cluster",
+                        "problems with the Kafka cluster");
                 return EXIT_USER_ERROR;
             }
         }
@@ -155,7 +169,12 @@ public final class JobEntryPoint {
             err.println(
                     spec.command()
                             + ": the job failed: "
-                            + ExceptionUtils.stringifyException(org.apache.commons.lang3.exception.ExceptionUtils.getRootCause(e)).lines().findFirst().orElse(""));
+                            + ExceptionUtils.stringifyException(
+                                            org.apache.commons.lang3.exception.ExceptionUtils
+                                                    .getRootCause(e))
+                                    .lines()
+                                    .findFirst()
+                                    .orElse(""));
             err.println("See the log for the full stack trace.");
             err.flush();
             return EXIT_JOB_FAILED;
@@ -184,31 +203,49 @@ public final class JobEntryPoint {
         err.flush();
     }
 
-    /** One line per setting: key = value  [origin], secrets hidden, sorted by key. */
+    /** One line per setting: key = value [origin], secrets hidden, sorted by key. */
     static String describeEffective(
-            RawConfig raw, List<OptionGroup> groups, Map<String, String> jobDefaults, Configuration config) {
+            RawConfig raw,
+            List<OptionGroup> groups,
+            Map<String, String> jobDefaults,
+            Configuration config) {
         Map<String, String> lines = new TreeMap<>();
         for (OptionGroup group : groups) {
             for (ConfigOption<?> option : group.options()) {
                 RawConfig.Entry entry = raw.entry(option.key());
                 String line;
                 if (entry == null) {
-                    line = (option.hasDefaultValue() ? OptionsHelp.defaultText(option, jobDefaults) : "(unset)")
-                            + "  [default]";
+                    line =
+                            (option.hasDefaultValue()
+                                            ? OptionsHelp.defaultText(option, jobDefaults)
+                                            : "(unset)")
+                                    + "  [default]";
                 } else {
-                    line = SecretRedaction.redact(option.key(), entry.value()) + "  [" + describeOrigin(entry) + "]";
+                    line =
+                            SecretRedaction.redact(option.key(), entry.value())
+                                    + "  ["
+                                    + describeOrigin(entry)
+                                    + "]";
                 }
                 lines.put(option.key(), line);
             }
         }
-        raw.entries().forEach(
-                (k, e) -> lines.putIfAbsent(k, SecretRedaction.redact(k, e.value()) + "  [" + describeOrigin(e) + "]"));
+        raw.entries()
+                .forEach(
+                        (k, e) ->
+                                lines.putIfAbsent(
+                                        k,
+                                        SecretRedaction.redact(k, e.value())
+                                                + "  ["
+                                                + describeOrigin(e)
+                                                + "]"));
         List<String> rendered = new ArrayList<>();
         lines.forEach((k, v) -> rendered.add("  " + k + " = " + v));
         return String.join("\n", rendered);
     }
 
     private static String describeOrigin(RawConfig.Entry entry) {
-        return entry.origin() + (entry.writtenAs() == null ? "" : ", given as " + entry.writtenAs());
+        return entry.origin()
+                + (entry.writtenAs() == null ? "" : ", given as " + entry.writtenAs());
     }
 }

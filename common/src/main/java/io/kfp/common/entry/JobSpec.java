@@ -18,9 +18,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 
 /**
- * Everything the entry point needs to know about a job: its command name, what it does, the
- * option groups it accepts, its own defaults, the topics it writes besides {@code sink.topic} (for
- * its ACLs), and its workflow for a valid configuration. How the workflow runs - until it ends, or
+ * Everything the entry point needs to know about a job: its command name, what it does, the option
+ * groups it accepts, its own defaults, the topics it writes besides {@code sink.topic} (for its
+ * ACLs), and its workflow for a valid configuration. How the workflow runs - until it ends, or
  * submitted without waiting - is the caller's choice: {@link JobEntryPoint} for a job's {@code
  * main}, the embedded runner, the benchmarks.
  */
@@ -48,7 +48,8 @@ public record JobSpec(
     public Configuration configuration(String... args) {
         io.kfp.common.config.ConfigLoader.Loaded loaded =
                 io.kfp.common.config.ConfigLoader.load(args, Map.of(), defaults, groups);
-        return io.kfp.common.config.ConfigValidator.validate(loaded.raw(), groups, loaded.syntaxProblems());
+        return io.kfp.common.config.ConfigValidator.validate(
+                loaded.raw(), groups, loaded.syntaxProblems());
     }
 
     /** The job's graph for a validated {@code config}. */
@@ -56,7 +57,10 @@ public record JobSpec(
         return workflow.apply(config);
     }
 
-    /** Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka, preflight. */
+    /**
+     * Starts a spec with the groups every job has: job, checkpointing, state, restarts, Kafka,
+     * preflight.
+     */
     public static Builder builder(String command, String description) {
         return new Builder(command, description);
     }
@@ -101,15 +105,28 @@ public record JobSpec(
             return this;
         }
 
-        /** Topics the job writes besides {@code sink.topic}, given its settings (e.g. the relay's late-record topic). */
+        /**
+         * Topics the job writes besides {@code sink.topic}, given its settings (e.g. the relay's
+         * late-record topic).
+         */
         public Builder extraOutputTopics(Function<ReadableConfig, List<String>> topics) {
             extraOutputTopics = topics;
             return this;
         }
 
-        /** Ends the spec: the job's graph for a validated configuration (e.g. {@code RelayJob::fromConfig}). */
+        /**
+         * Ends the spec: the job's graph for a validated configuration (e.g. {@code
+         * RelayJob::fromConfig}).
+         */
         public JobSpec workflow(Function<ReadableConfig, ? extends Workflow> workflow) {
-            return new JobSpec(command, description, groups, defaults, preflights, extraOutputTopics, workflow);
+            return new JobSpec(
+                    command,
+                    description,
+                    groups,
+                    defaults,
+                    preflights,
+                    extraOutputTopics,
+                    workflow);
         }
     }
 }

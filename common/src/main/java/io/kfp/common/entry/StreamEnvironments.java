@@ -4,12 +4,12 @@ import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.checkpoint.FaultTolerance;
 import io.kfp.common.config.JobOptions;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,28 +38,31 @@ public final class StreamEnvironments {
     }
 
     /** Builds {@code workflow} in the job's environment and runs it until it ends. */
-    public static JobExecutionResult execute(ReadableConfig config, Workflow workflow) throws Exception {
+    public static JobExecutionResult execute(ReadableConfig config, Workflow workflow)
+            throws Exception {
         StreamExecutionEnvironment env = forJob(config);
         workflow.defineWorkflow(env);
         return env.execute(config.get(JobOptions.NAME));
     }
 
     /** Builds {@code workflow} in the job's environment and submits it without waiting. */
-    public static JobClient executeAsync(ReadableConfig config, Workflow workflow) throws Exception {
+    public static JobClient executeAsync(ReadableConfig config, Workflow workflow)
+            throws Exception {
         StreamExecutionEnvironment env = forJob(config);
         workflow.defineWorkflow(env);
         return env.executeAsync(config.get(JobOptions.NAME));
     }
 
     /**
-     * The environment the job runs in: the cluster's when submitted with {@code flink run}, a
-     * local one otherwise. Our settings override the cluster's defaults for this job only; what a
-     * job itself needs of its environment its workflow sets.
+     * The environment the job runs in: the cluster's when submitted with {@code flink run}, a local
+     * one otherwise. Our settings override the cluster's defaults for this job only; what a job
+     * itself needs of its environment its workflow sets.
      */
     private static StreamExecutionEnvironment forJob(ReadableConfig config) {
         Configuration flink = FaultTolerance.flinkConfiguration(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        if (!config.get(CheckpointOptions.ENABLED) && env.getCheckpointConfig().isCheckpointingEnabled()) {
+        if (!config.get(CheckpointOptions.ENABLED)
+                && env.getCheckpointConfig().isCheckpointingEnabled()) {
             LOG.warn(
                     "checkpoint.enabled=false, but the cluster's configuration sets"
                             + " execution.checkpointing.interval, so this job is checkpointed"

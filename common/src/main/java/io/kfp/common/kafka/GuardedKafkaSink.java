@@ -61,21 +61,29 @@ public final class GuardedKafkaSink<IN>
      * The connector cannot restore {@code incrementing} from a {@code pooling} state: pooling keeps
      * which transactional ids each subtask owns in its state, incrementing probes ids by checkpoint
      * number and would never find (nor abort) the pooled ones, left open to hold back every
-     * read_committed reader until they time out. Refused, without restarts, before anything is written.
+     * read_committed reader until they time out. Refused, without restarts, before anything is
+     * written.
      */
     void refuseSwitchBackFromPooling(Collection<KafkaWriterState> recoveredState) {
         if (guard.incrementingNaming()
-                && recoveredState.stream().anyMatch(s -> s.getTransactionOwnership() == TransactionOwnership.EXPLICIT_BY_WRITER_STATE)) {
+                && recoveredState.stream()
+                        .anyMatch(
+                                s ->
+                                        s.getTransactionOwnership()
+                                                == TransactionOwnership.EXPLICIT_BY_WRITER_STATE)) {
             String prefix = recoveredState.iterator().next().getTransactionalIdPrefix();
-            throw new SuppressRestartsException(new IllegalStateException(
-                    "sink.transaction-naming is incrementing, but the checkpoint or savepoint "
-                            + guard.job() + " resumes from was written with pooling (transactional id prefix "
-                            + prefix + "): the connector cannot switch back from pooling to incrementing on"
-                            + " restore, and transactions it left open would hold back read_committed readers."
-                            + " Resume with --sink.transaction-naming pooling. To go back to incrementing,"
-                            + " stop the job with kfp stop (its savepoint commits its transactions and source"
-                            + " offsets), then start it without restoring: it reads on from its consumer"
-                            + " group's committed offsets."));
+            throw new SuppressRestartsException(
+                    new IllegalStateException(
+                            "sink.transaction-naming is incrementing, but the checkpoint or savepoint "
+                                    + guard.job()
+                                    + " resumes from was written with pooling (transactional id prefix "
+                                    + prefix
+                                    + "): the connector cannot switch back from pooling to incrementing on"
+                                    + " restore, and transactions it left open would hold back read_committed readers."
+                                    + " Resume with --sink.transaction-naming pooling. To go back to incrementing,"
+                                    + " stop the job with kfp stop (its savepoint commits its transactions and source"
+                                    + " offsets), then start it without restoring: it reads on from its consumer"
+                                    + " group's committed offsets."));
         }
     }
 
@@ -85,7 +93,8 @@ public final class GuardedKafkaSink<IN>
     }
 
     @Override
-    public Committer<KafkaCommittable> createCommitter(CommitterInitContext context) throws IOException {
+    public Committer<KafkaCommittable> createCommitter(CommitterInitContext context)
+            throws IOException {
         return new LostTransactionGuard(delegate.createCommitter(context), guard, context);
     }
 
@@ -95,7 +104,8 @@ public final class GuardedKafkaSink<IN>
     }
 
     @Override
-    public void addPostCommitTopology(DataStream<CommittableMessage<KafkaCommittable>> committables) {
+    public void addPostCommitTopology(
+            DataStream<CommittableMessage<KafkaCommittable>> committables) {
         delegate.addPostCommitTopology(committables);
     }
 

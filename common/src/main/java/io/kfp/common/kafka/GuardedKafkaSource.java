@@ -39,19 +39,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The connector's {@link KafkaSource} with its reader checking where each partition resumes.
- * A split resumed at an offset retention has deleted (from a checkpoint or savepoint, or from the
+ * The connector's {@link KafkaSource} with its reader checking where each partition resumes. A
+ * split resumed at an offset retention has deleted (from a checkpoint or savepoint, or from the
  * consumer group's committed offsets) would make the consumer jump to its reset position without a
- * word: the records in between are gone for this job. Before the reader gets such a split, it
- * asks the broker for the partition's oldest and newest offsets and, per {@code
- * source.offset-reset}: earliest (the default) resumes at the oldest record left, latest at the
- * end, both with a WARN naming the partition and how many offsets it skips, counted in {@value
- * #METRIC}; none fails the job without restarts, naming them. An offset beyond the end (the topic
- * was deleted and created again) is warned about and reset the same way. What it misses: records
- * deleted while the job runs and lags behind retention (the consumer resets by itself then).
+ * word: the records in between are gone for this job. Before the reader gets such a split, it asks
+ * the broker for the partition's oldest and newest offsets and, per {@code source.offset-reset}:
+ * earliest (the default) resumes at the oldest record left, latest at the end, both with a WARN
+ * naming the partition and how many offsets it skips, counted in {@value #METRIC}; none fails the
+ * job without restarts, naming them. An offset beyond the end (the topic was deleted and created
+ * again) is warned about and reset the same way. What it misses: records deleted while the job runs
+ * and lags behind retention (the consumer resets by itself then).
  */
 public final class GuardedKafkaSource<T>
-        implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>, ResultTypeQueryable<T>, LineageVertexProvider {
+        implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>,
+                ResultTypeQueryable<T>,
+                LineageVertexProvider {
 
     private static final long serialVersionUID = 1L;
 
@@ -66,7 +68,8 @@ public final class GuardedKafkaSource<T>
     private final Settings settings;
 
     /** What the check needs, built where the source is. */
-    public record Settings(String job, StartingOffsets.OffsetReset reset, Properties connection) implements Serializable {
+    public record Settings(String job, StartingOffsets.OffsetReset reset, Properties connection)
+            implements Serializable {
         static Settings from(ReadableConfig config) {
             return new Settings(
                     config.getOptional(io.kfp.common.config.JobOptions.NAME).orElse("the job"),
@@ -97,9 +100,13 @@ public final class GuardedKafkaSource<T>
     }
 
     @Override
-    public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context) throws Exception {
-        return new Reader<>(delegate.createReader(context), settings,
-                context.metricGroup().counter(METRIC), partitions -> bounds(settings.connection(), partitions));
+    public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context)
+            throws Exception {
+        return new Reader<>(
+                delegate.createReader(context),
+                settings,
+                context.metricGroup().counter(METRIC),
+                partitions -> bounds(settings.connection(), partitions));
     }
 
     @Override
@@ -110,7 +117,8 @@ public final class GuardedKafkaSource<T>
 
     @Override
     public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
-            SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState checkpoint) throws Exception {
+            SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState checkpoint)
+            throws Exception {
         return delegate.restoreEnumerator(context, checkpoint);
     }
 
@@ -134,15 +142,16 @@ public final class GuardedKafkaSource<T>
         return delegate.getLineageVertex();
     }
 
-    private static Map<TopicPartition, long[]> bounds(Properties connection, Collection<TopicPartition> partitions)
-            throws Exception {
+    private static Map<TopicPartition, long[]> bounds(
+            Properties connection, Collection<TopicPartition> partitions) throws Exception {
         try (Admin admin = Admin.create(connection)) {
             Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            partitions.forEach(tp -> {
-                earliest.put(tp, OffsetSpec.earliest());
-                latest.put(tp, OffsetSpec.latest());
-            });
+            partitions.forEach(
+                    tp -> {
+                        earliest.put(tp, OffsetSpec.earliest());
+                        latest.put(tp, OffsetSpec.latest());
+                    });
             // Both questions in flight at once: this runs while the job (re)starts.
             ListOffsetsResult firstAsked = admin.listOffsets(earliest);
             ListOffsetsResult nextAsked = admin.listOffsets(latest);
@@ -151,7 +160,11 @@ public final class GuardedKafkaSource<T>
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> next =
                     nextAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             Map<TopicPartition, long[]> bounds = new HashMap<>();
-            partitions.forEach(tp -> bounds.put(tp, new long[] {first.get(tp).offset(), next.get(tp).offset()}));
+            partitions.forEach(
+                    tp ->
+                            bounds.put(
+                                    tp,
+                                    new long[] {first.get(tp).offset(), next.get(tp).offset()}));
             return bounds;
         }
     }
@@ -163,7 +176,11 @@ public final class GuardedKafkaSource<T>
         private final Counter skipped;
         private final Bounds bounds;
 
-        Reader(SourceReader<T, KafkaPartitionSplit> delegate, Settings settings, Counter skipped, Bounds bounds) {
+        Reader(
+                SourceReader<T, KafkaPartitionSplit> delegate,
+                Settings settings,
+                Counter skipped,
+                Bounds bounds) {
             this.delegate = delegate;
             this.settings = settings;
             this.skipped = skipped;
@@ -176,10 +193,11 @@ public final class GuardedKafkaSource<T>
         }
 
         List<KafkaPartitionSplit> checked(List<KafkaPartitionSplit> splits) {
-            List<TopicPartition> resumed = splits.stream()
-                    .filter(s -> s.getStartingOffset() >= 0)
-                    .map(KafkaPartitionSplit::getTopicPartition)
-                    .toList();
+            List<TopicPartition> resumed =
+                    splits.stream()
+                            .filter(s -> s.getStartingOffset() >= 0)
+                            .map(KafkaPartitionSplit::getTopicPartition)
+                            .toList();
             if (resumed.isEmpty()) {
                 return splits;
             }
@@ -188,8 +206,11 @@ public final class GuardedKafkaSource<T>
                 known = bounds.of(resumed);
             } catch (Exception e) {
                 // Fail over and ask again rather than let the consumer jump without a word.
-                throw new IllegalStateException("could not ask the broker for the oldest and newest offsets of "
-                        + resumed + " to check the offsets this job resumes from", e);
+                throw new IllegalStateException(
+                        "could not ask the broker for the oldest and newest offsets of "
+                                + resumed
+                                + " to check the offsets this job resumes from",
+                        e);
             }
             List<KafkaPartitionSplit> result = new ArrayList<>(splits.size());
             List<String> refused = new ArrayList<>();
@@ -200,36 +221,63 @@ public final class GuardedKafkaSource<T>
                     result.add(split);
                     continue;
                 }
-                String where = split.getTopicPartition() + ": resuming at offset " + start + ", but "
-                        + (start < range[0]
-                                ? "retention has deleted everything before offset " + range[0] + " ("
-                                        + (range[0] - start) + " offsets)"
-                                : "the partition ends at offset " + range[1]
-                                        + " (was the topic deleted and created again?)");
+                String where =
+                        split.getTopicPartition()
+                                + ": resuming at offset "
+                                + start
+                                + ", but "
+                                + (start < range[0]
+                                        ? "retention has deleted everything before offset "
+                                                + range[0]
+                                                + " ("
+                                                + (range[0] - start)
+                                                + " offsets)"
+                                        : "the partition ends at offset "
+                                                + range[1]
+                                                + " (was the topic deleted and created again?)");
                 if (settings.reset() == StartingOffsets.OffsetReset.NONE) {
                     refused.add(where);
                     continue;
                 }
-                long to = settings.reset() == StartingOffsets.OffsetReset.EARLIEST ? range[0] : range[1];
+                long to =
+                        settings.reset() == StartingOffsets.OffsetReset.EARLIEST
+                                ? range[0]
+                                : range[1];
                 if (start < range[0]) {
                     long lost = to - start;
                     skipped.inc(lost);
-                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}): {} {} of this partition"
+                    LOG.warn(
+                            "{}; resuming at offset {} instead (source.offset-reset={}): {} {} of this partition"
                                     + " will not be read. Raise the topic's retention.ms, or keep the job from falling"
                                     + " behind it, so it does not happen again.",
-                            where, to, ConfigValidator.text(settings.reset()), lost, lost == 1 ? "offset" : "offsets");
+                            where,
+                            to,
+                            ConfigValidator.text(settings.reset()),
+                            lost,
+                            lost == 1 ? "offset" : "offsets");
                 } else {
-                    LOG.warn("{}; resuming at offset {} instead (source.offset-reset={}).", where, to, ConfigValidator.text(settings.reset()));
+                    LOG.warn(
+                            "{}; resuming at offset {} instead (source.offset-reset={}).",
+                            where,
+                            to,
+                            ConfigValidator.text(settings.reset()));
                 }
-                result.add(new KafkaPartitionSplit(split.getTopicPartition(), to,
-                        split.getStoppingOffset().orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET)));
+                result.add(
+                        new KafkaPartitionSplit(
+                                split.getTopicPartition(),
+                                to,
+                                split.getStoppingOffset()
+                                        .orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET)));
             }
             if (!refused.isEmpty()) {
-                throw new SuppressRestartsException(new IllegalStateException(settings.job()
-                        + " cannot resume where it stopped - " + String.join("; ", refused)
-                        + ". source.offset-reset is none, so it does not guess. To go on from the oldest record"
-                        + " left, knowing the rest is not read, resume with --source.offset-reset earliest; to"
-                        + " read those records, restore them to the topic first."));
+                throw new SuppressRestartsException(
+                        new IllegalStateException(
+                                settings.job()
+                                        + " cannot resume where it stopped - "
+                                        + String.join("; ", refused)
+                                        + ". source.offset-reset is none, so it does not guess. To go on from the oldest record"
+                                        + " left, knowing the rest is not read, resume with --source.offset-reset earliest; to"
+                                        + " read those records, restore them to the topic first."));
             }
             return result;
         }

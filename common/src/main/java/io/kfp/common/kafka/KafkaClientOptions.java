@@ -21,8 +21,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * How to reach Kafka: bootstrap servers plus any client property (security, timeouts, ...)
- * passed through unchanged to the source, the sink and the preflight's admin client alike.
+ * How to reach Kafka: bootstrap servers plus any client property (security, timeouts, ...) passed
+ * through unchanged to the source, the sink and the preflight's admin client alike.
  */
 public final class KafkaClientOptions implements OptionGroup {
 
@@ -38,17 +38,27 @@ public final class KafkaClientOptions implements OptionGroup {
      */
     static final Map<String, String> OWNED_BY_OPTIONS =
             Map.ofEntries(
-                    Map.entry(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "kafka.bootstrap-servers"),
+                    Map.entry(
+                            CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                            "kafka.bootstrap-servers"),
                     Map.entry(ConsumerConfig.GROUP_ID_CONFIG, "source.group-id"),
                     Map.entry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "source.isolation-level"),
                     Map.entry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "source.auto-commit"),
-                    Map.entry(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "source.auto-commit-interval"),
+                    Map.entry(
+                            ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG,
+                            "source.auto-commit-interval"),
                     Map.entry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "source.offset-reset"),
                     Map.entry(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "source.max-poll-records"),
-                    Map.entry(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(), "source.commit-offsets-on-checkpoint"),
-                    Map.entry(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "source.partition-discovery-interval"),
-                    Map.entry(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sink.transactional-id-prefix"),
-                    Map.entry(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "sink.transaction-timeout"),
+                    Map.entry(
+                            KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key(),
+                            "source.commit-offsets-on-checkpoint"),
+                    Map.entry(
+                            KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(),
+                            "source.partition-discovery-interval"),
+                    Map.entry(
+                            ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sink.transactional-id-prefix"),
+                    Map.entry(
+                            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "sink.transaction-timeout"),
                     Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, "sink.batch-size"),
                     Map.entry(ProducerConfig.LINGER_MS_CONFIG, "sink.linger"),
                     Map.entry(ProducerConfig.BUFFER_MEMORY_CONFIG, "sink.buffer-memory"),
@@ -139,9 +149,9 @@ public final class KafkaClientOptions implements OptionGroup {
     }
 
     /**
-     * The client setting an unknown name is a typo of (at most two letters off). Names further
-     * from every known one may belong to a plugin (a config provider's, a login module's) and
-     * are passed on; Kafka itself logs them as "supplied but isn't a known config".
+     * The client setting an unknown name is a typo of (at most two letters off). Names further from
+     * every known one may belong to a plugin (a config provider's, a login module's) and are passed
+     * on; Kafka itself logs them as "supplied but isn't a known config".
      */
     static Optional<String> misspelt(String name) {
         if (KAFKA_CLIENT_SETTINGS.contains(name) || name.startsWith("config.providers.")) {
@@ -155,18 +165,20 @@ public final class KafkaClientOptions implements OptionGroup {
         Properties properties = new Properties();
         config.toMap()
                 .forEach(
-                (k, v) -> {
-                    if (k.startsWith(PROPERTIES_PREFIX) && k.length() > PROPERTIES_PREFIX.length()) {
-                        properties.setProperty(k.substring(PROPERTIES_PREFIX.length()), v);
-                    }
-                });
+                        (k, v) -> {
+                            if (k.startsWith(PROPERTIES_PREFIX)
+                                    && k.length() > PROPERTIES_PREFIX.length()) {
+                                properties.setProperty(k.substring(PROPERTIES_PREFIX.length()), v);
+                            }
+                        });
         return properties;
     }
 
     /** Bootstrap servers plus the pass-through properties: what every client of ours gets. */
     public static Properties connectionProperties(ReadableConfig config) {
         Properties properties = clientProperties(config);
-        properties.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.get(BOOTSTRAP_SERVERS));
+        properties.setProperty(
+                CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.get(BOOTSTRAP_SERVERS));
         return properties;
     }
 }

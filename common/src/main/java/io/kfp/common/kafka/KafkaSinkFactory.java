@@ -23,7 +23,10 @@ public final class KafkaSinkFactory {
         return create(config, serializer(config, fields));
     }
 
-    /** A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer} cannot express). */
+    /**
+     * A sink with a job's own serialization schema (for routing {@link TopicRecordSerializer}
+     * cannot express).
+     */
     public static <T> Sink<T> create(
             ReadableConfig config, KafkaRecordSerializationSchema<T> serializer) {
         DeliveryGuarantee guarantee = config.get(KafkaSinkOptions.DELIVERY_GUARANTEE);
@@ -36,12 +39,16 @@ public final class KafkaSinkFactory {
         if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             builder.setTransactionalIdPrefix(KafkaSinkOptions.transactionalIdPrefix(config))
                     .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING));
-            return new GuardedKafkaSink<>(builder.build(), LostTransactionGuard.Settings.from(config));
+            return new GuardedKafkaSink<>(
+                    builder.build(), LostTransactionGuard.Settings.from(config));
         }
         return builder.build();
     }
 
-    /** {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to {@code fields}. */
+    /**
+     * {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to
+     * {@code fields}.
+     */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields) {
         return serializer(config, fields, config.get(KafkaSinkOptions.PARTITIONER).<T>create());
@@ -57,12 +64,21 @@ public final class KafkaSinkFactory {
                 config.get(KafkaSinkOptions.WRITE_TIMESTAMPS));
     }
 
-    /** The producer properties: connection, batching and buffering, plus the transaction timeout for exactly-once. */
+    /**
+     * The producer properties: connection, batching and buffering, plus the transaction timeout for
+     * exactly-once.
+     */
     public static Properties producerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
-        props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(KafkaSinkOptions.BATCH_SIZE).getBytes()));
-        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(config.get(KafkaSinkOptions.LINGER).toMillis()));
-        props.setProperty(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(config.get(KafkaSinkOptions.BUFFER_MEMORY).getBytes()));
+        props.setProperty(
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                String.valueOf(config.get(KafkaSinkOptions.BATCH_SIZE).getBytes()));
+        props.setProperty(
+                ProducerConfig.LINGER_MS_CONFIG,
+                String.valueOf(config.get(KafkaSinkOptions.LINGER).toMillis()));
+        props.setProperty(
+                ProducerConfig.BUFFER_MEMORY_CONFIG,
+                String.valueOf(config.get(KafkaSinkOptions.BUFFER_MEMORY).getBytes()));
         if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
             // Never the connector's 1 h default, which a stock broker (15 min max) refuses.
             props.setProperty(

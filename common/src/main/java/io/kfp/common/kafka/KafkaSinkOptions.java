@@ -22,7 +22,9 @@ public final class KafkaSinkOptions implements OptionGroup {
 
     public static final KafkaSinkOptions GROUP = new KafkaSinkOptions();
 
-    /** What the sink does when a restored transaction turns out aborted or forgotten by the broker. */
+    /**
+     * What the sink does when a restored transaction turns out aborted or forgotten by the broker.
+     */
     public enum LostTransactions {
         /** Stop the job without restarts, naming the transaction and the ways out. */
         FAIL,
@@ -199,10 +201,16 @@ public final class KafkaSinkOptions implements OptionGroup {
                                                 + " default."));
         try {
             if (maxRequestSize(config) < 1) {
-                problems.add(MAX_REQUEST_SIZE, "must be positive.", "use e.g. 1048576 (Kafka's default, 1 MiB).");
+                problems.add(
+                        MAX_REQUEST_SIZE,
+                        "must be positive.",
+                        "use e.g. 1048576 (Kafka's default, 1 MiB).");
             }
         } catch (NumberFormatException e) {
-            problems.add(MAX_REQUEST_SIZE, "is not a whole number of bytes.", "use e.g. 1048576 (Kafka's default, 1 MiB).");
+            problems.add(
+                    MAX_REQUEST_SIZE,
+                    "is not a whole number of bytes.",
+                    "use e.g. 1048576 (Kafka's default, 1 MiB).");
         }
         long batch = config.get(BATCH_SIZE).getBytes();
         if (batch < 1 || batch > MAX_BATCH_BYTES) {
@@ -217,14 +225,20 @@ public final class KafkaSinkOptions implements OptionGroup {
         if (buffer < batch) {
             problems.add(
                     BUFFER_MEMORY.key(),
-                    "is " + config.get(BUFFER_MEMORY) + ", less than one batch (sink.batch-size is "
-                            + config.get(BATCH_SIZE) + "): the producer could not allocate a single batch"
+                    "is "
+                            + config.get(BUFFER_MEMORY)
+                            + ", less than one batch (sink.batch-size is "
+                            + config.get(BATCH_SIZE)
+                            + "): the producer could not allocate a single batch"
                             + " and would fail on the first record.",
                     "use e.g. 8 mb (the default), or lower sink.batch-size.");
         }
         Duration linger = config.get(LINGER);
         if (linger.isNegative() || linger.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-            problems.add(LINGER.key(), "must be 0 or more, and below 24 days.", "use e.g. 5 ms (the default).");
+            problems.add(
+                    LINGER.key(),
+                    "must be 0 or more, and below 24 days.",
+                    "use e.g. 5 ms (the default).");
         }
         if (config.get(DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
             return;
@@ -260,7 +274,10 @@ public final class KafkaSinkOptions implements OptionGroup {
     /** Kafka's default {@code max.request.size}: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_SIZE = 1024 * 1024;
 
-    /** What a record takes in a request besides its key and value (batch and record headers), at most. */
+    /**
+     * What a record takes in a request besides its key and value (batch and record headers), at
+     * most.
+     */
     public static final int RECORD_OVERHEAD_BYTES = 128;
 
     private static final String MAX_REQUEST_SIZE =
@@ -271,7 +288,9 @@ public final class KafkaSinkOptions implements OptionGroup {
      * Kafka's default. A record larger than that can never be sent.
      */
     public static int maxRequestSize(ReadableConfig config) {
-        String value = KafkaClientOptions.clientProperties(config).getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        String value =
+                KafkaClientOptions.clientProperties(config)
+                        .getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
         return value == null ? DEFAULT_MAX_REQUEST_SIZE : Integer.parseInt(value.trim());
     }
 

@@ -41,18 +41,23 @@ public final class KafkaSourceFactory {
     }
 
     /**
-     * The client properties the source is built with. With checkpointing on, offsets are
-     * committed on checkpoint completion and the consumer's own auto-commit stays off (the
-     * connector's default); with checkpointing off, the connector would also keep auto-commit
-     * off unless told otherwise, so nothing would ever be committed: we turn it on explicitly.
+     * The client properties the source is built with. With checkpointing on, offsets are committed
+     * on checkpoint completion and the consumer's own auto-commit stays off (the connector's
+     * default); with checkpointing off, the connector would also keep auto-commit off unless told
+     * otherwise, so nothing would ever be committed: we turn it on explicitly.
      */
     public static Properties consumerProperties(ReadableConfig config) {
         Properties props = KafkaClientOptions.connectionProperties(config);
         props.setProperty(
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(SourceOptions.ISOLATION_LEVEL).toString());
-        props.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(config.get(SourceOptions.MAX_POLL_RECORDS)));
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                config.get(SourceOptions.ISOLATION_LEVEL).toString());
+        props.setProperty(
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                String.valueOf(config.get(SourceOptions.MAX_POLL_RECORDS)));
         long discoveryMs = config.get(SourceOptions.PARTITION_DISCOVERY_INTERVAL).toMillis();
-        props.setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
+        props.setProperty(
+                KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(),
+                String.valueOf(discoveryMs == 0 ? -1 : discoveryMs));
         boolean checkpointing = config.get(CheckpointOptions.ENABLED);
         if (checkpointing) {
             props.setProperty(

@@ -34,22 +34,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes a lost transaction loud. A transaction restored from a checkpoint or savepoint is
- * committed again when the job resumes; if the job was down longer than {@code
- * sink.transaction-timeout}, the broker has aborted it meanwhile, and the connector's committer
- * logs an error and goes on without its records (fenced, invalid state, unknown producer id); if
- * the broker has since forgotten the transactional id ({@code transactional.id.expiration.ms}),
- * the commit throws {@code InvalidPidMappingException}, the job fails over and commits it again,
- * forever (FLINK-39072).
+ * Makes a lost transaction loud. A transaction restored from a checkpoint or savepoint is committed
+ * again when the job resumes; if the job was down longer than {@code sink.transaction-timeout}, the
+ * broker has aborted it meanwhile, and the connector's committer logs an error and goes on without
+ * its records (fenced, invalid state, unknown producer id); if the broker has since forgotten the
+ * transactional id ({@code transactional.id.expiration.ms}), the commit throws {@code
+ * InvalidPidMappingException}, the job fails over and commits it again, forever (FLINK-39072).
  *
  * <p>This committer wraps the connector's. When the connector gives up on a commit, it asks the
- * broker what became of that transactional id ({@code describeTransactions}), which is evidence
- * the connector's exception alone is not:
+ * broker what became of that transactional id ({@code describeTransactions}), which is evidence the
+ * connector's exception alone is not:
  *
  * <ul>
  *   <li>COMPLETE_COMMIT with the same producer id: committed before (a retry), nothing lost;
- *   <li>COMPLETE_ABORT / PREPARE_ABORT with the same producer id and its epoch or the next: aborted,
- *       its records are lost;
+ *   <li>COMPLETE_ABORT / PREPARE_ABORT with the same producer id and its epoch or the next:
+ *       aborted, its records are lost;
  *   <li>not found: forgotten; committed or aborted cannot be told;
  *   <li>anything else (the id was used again since, e.g. {@code pooling}): no verdict, the
  *       connector's own handling stands.
@@ -57,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * Aborted or forgotten ends per {@code sink.lost-transactions}: fail (the job stops without
  * restarts, naming the transaction, the checkpoint and the ways out) or accept (a warning and the
- * {@value #METRIC} metric). What it misses: a transaction whose id was reused before the commit
- * was retried, and how many records the transaction held (the committable does not say).
+ * {@value #METRIC} metric). What it misses: a transaction whose id was reused before the commit was
+ * retried, and how many records the transaction held (the committable does not say).
  *
  * <p>Before that, at submission, {@link #restoreAgeWarning} warns when the checkpoint or savepoint
  * to resume from is older than the transaction timeout, from its {@code _metadata} file's time.
@@ -88,7 +87,8 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                     config.get(KafkaSinkOptions.TOPIC),
                     config.get(KafkaSinkOptions.LOST_TRANSACTIONS),
                     config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT),
-                    config.get(KafkaSinkOptions.TRANSACTION_NAMING) == TransactionNamingStrategy.INCREMENTING,
+                    config.get(KafkaSinkOptions.TRANSACTION_NAMING)
+                            == TransactionNamingStrategy.INCREMENTING,
                     KafkaClientOptions.connectionProperties(config));
         }
     }
@@ -117,7 +117,8 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
     private final Counter lost;
     private final Lookup lookup;
 
-    LostTransactionGuard(Committer<KafkaCommittable> delegate, Settings settings, CommitterInitContext context) {
+    LostTransactionGuard(
+            Committer<KafkaCommittable> delegate, Settings settings, CommitterInitContext context) {
         this(
                 delegate,
                 settings,
@@ -164,21 +165,32 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
         try {
             found = lookup.describe(id);
         } catch (Exception e) {
-            // Without evidence neither drop the records silently nor stop for good: fail over and retry.
-            throw new IOException("committing transaction " + id + " failed (" + request.failure
-                    + ") and asking the broker what became of it failed too; failing over to try again", e);
+            // Without evidence neither drop the records silently nor stop for good: fail over and
+            // retry.
+            throw new IOException(
+                    "committing transaction "
+                            + id
+                            + " failed ("
+                            + request.failure
+                            + ") and asking the broker what became of it failed too; failing over to try again",
+                    e);
         }
         Verdict verdict = verdict(committable, found);
         switch (verdict) {
             case COMMITTED -> {
-                LOG.info("Transaction {} was committed before; its retried commit failed with {}: nothing lost.",
-                        id, request.failure.toString());
+                LOG.info(
+                        "Transaction {} was committed before; its retried commit failed with {}: nothing lost.",
+                        id,
+                        request.failure.toString());
                 request.original.signalAlreadyCommitted();
             }
             case NO_VERDICT -> {
-                LOG.warn("Committing transaction {} failed ({}); the broker's record of that id ({}) does not tell"
+                LOG.warn(
+                        "Committing transaction {} failed ({}); the broker's record of that id ({}) does not tell"
                                 + " whether it was committed: the connector's own handling stands.",
-                        id, request.failure.toString(), found.map(LostTransactionGuard::describe).orElse("none"));
+                        id,
+                        request.failure.toString(),
+                        found.map(LostTransactionGuard::describe).orElse("none"));
                 request.forward();
             }
             case ABORTED, FORGOTTEN -> {
@@ -188,8 +200,9 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                     LOG.warn("{} Going on without them (sink.lost-transactions=accept).", what);
                     request.original.signalFailedWithKnownReason(request.failure);
                 } else {
-                    throw new SuppressRestartsException(new IllegalStateException(what + " " + choices(verdict),
-                            request.failure));
+                    throw new SuppressRestartsException(
+                            new IllegalStateException(
+                                    what + " " + choices(verdict), request.failure));
                 }
             }
         }
@@ -201,7 +214,8 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
         }
         TransactionDescription d = found.get();
         int epochsSince = d.producerEpoch() - committable.getEpoch();
-        // Ending a transaction may bump the epoch by one (a timeout abort; every end with transaction version 2).
+        // Ending a transaction may bump the epoch by one (a timeout abort; every end with
+        // transaction version 2).
         if (d.producerId() != committable.getProducerId() || epochsSince < 0 || epochsSince > 1) {
             return Verdict.NO_VERDICT;
         }
@@ -216,34 +230,70 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
     }
 
     private String lostMessage(Verdict verdict, KafkaCommittable c, TransactionDescription d) {
-        String which = "transaction " + c.getTransactionalId() + " (producer id " + c.getProducerId() + ", epoch "
-                + c.getEpoch() + checkpointOf(c.getTransactionalId()) + ")";
-        String restored = restoredCheckpoint.isPresent()
-                ? settings.job() + " was restored from checkpoint " + restoredCheckpoint.getAsLong()
-                : settings.job() + " was restored from a checkpoint or savepoint";
-        String records = "what sink subtask " + subtask + " wrote to " + settings.topic() + " in it is not there";
+        String which =
+                "transaction "
+                        + c.getTransactionalId()
+                        + " (producer id "
+                        + c.getProducerId()
+                        + ", epoch "
+                        + c.getEpoch()
+                        + checkpointOf(c.getTransactionalId())
+                        + ")";
+        String restored =
+                restoredCheckpoint.isPresent()
+                        ? settings.job()
+                                + " was restored from checkpoint "
+                                + restoredCheckpoint.getAsLong()
+                        : settings.job() + " was restored from a checkpoint or savepoint";
+        String records =
+                "what sink subtask "
+                        + subtask
+                        + " wrote to "
+                        + settings.topic()
+                        + " in it is not there";
         if (verdict == Verdict.ABORTED) {
-            return "Lost data: " + which + " was aborted by the broker (" + describe(d) + "), not committed: "
-                    + records + ". " + restored + ", and the broker aborts a transaction still open after"
-                    + " sink.transaction-timeout (" + TimeUtils.formatWithHighestUnit(settings.transactionTimeout())
+            return "Lost data: "
+                    + which
+                    + " was aborted by the broker ("
+                    + describe(d)
+                    + "), not committed: "
+                    + records
+                    + ". "
+                    + restored
+                    + ", and the broker aborts a transaction still open after"
+                    + " sink.transaction-timeout ("
+                    + TimeUtils.formatWithHighestUnit(settings.transactionTimeout())
                     + "): the job was down longer than that before it was resumed.";
         }
-        return "Possibly lost data: the broker no longer knows " + which + " - it forgets a transactional id"
+        return "Possibly lost data: the broker no longer knows "
+                + which
+                + " - it forgets a transactional id"
                 + " transactional.id.expiration.ms (7 days by default) after its last transaction ended - so"
-                + " whether it was committed cannot be told. " + restored + ". If that was taken by"
+                + " whether it was committed cannot be told. "
+                + restored
+                + ". If that was taken by"
                 + " stop-with-savepoint (kfp stop), it was committed before the job stopped and nothing is lost;"
-                + " after a crash or a cancel it was aborted at its timeout and " + records + ".";
+                + " after a crash or a cancel it was aborted at its timeout and "
+                + records
+                + ".";
     }
 
     private static String choices(Verdict verdict) {
-        String replay = "To write those records again, resume from the retained checkpoint or savepoint taken"
-                + " before this one (checkpoint.num-retained keeps the one before the newest): its source"
-                + " offsets come before them.";
-        String accept = "To go on without them, resume from this one with --sink.lost-transactions accept.";
-        String stop = "The job stops instead of going on with a gap (sink.lost-transactions=fail). ";
+        String replay =
+                "To write those records again, resume from the retained checkpoint or savepoint taken"
+                        + " before this one (checkpoint.num-retained keeps the one before the newest): its source"
+                        + " offsets come before them.";
+        String accept =
+                "To go on without them, resume from this one with --sink.lost-transactions accept.";
+        String stop =
+                "The job stops instead of going on with a gap (sink.lost-transactions=fail). ";
         if (verdict == Verdict.FORGOTTEN) {
-            return stop + "If it was taken by stop-with-savepoint, nothing is lost: resume from it with"
-                    + " --sink.lost-transactions accept. Otherwise: " + replay + " " + accept;
+            return stop
+                    + "If it was taken by stop-with-savepoint, nothing is lost: resume from it with"
+                    + " --sink.lost-transactions accept. Otherwise: "
+                    + replay
+                    + " "
+                    + accept;
         }
         return stop + replay + " " + accept;
     }
@@ -254,11 +304,18 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
             return "";
         }
         String last = transactionalId.substring(transactionalId.lastIndexOf('-') + 1);
-        return last.chars().allMatch(Character::isDigit) && !last.isEmpty() ? ", of checkpoint " + last : "";
+        return last.chars().allMatch(Character::isDigit) && !last.isEmpty()
+                ? ", of checkpoint " + last
+                : "";
     }
 
     private static String describe(TransactionDescription d) {
-        return "state " + d.state() + ", producer id " + d.producerId() + ", epoch " + d.producerEpoch();
+        return "state "
+                + d.state()
+                + ", producer id "
+                + d.producerId()
+                + ", epoch "
+                + d.producerEpoch();
     }
 
     @Override
@@ -276,33 +333,52 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
      */
     public static Optional<String> restoreAgeWarning(ReadableConfig config) {
         Optional<String> from = config.getOptional(CheckpointOptions.RESTORE_FROM);
-        if (from.isEmpty() || config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
+        if (from.isEmpty()
+                || config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)
+                        != DeliveryGuarantee.EXACTLY_ONCE) {
             return Optional.empty();
         }
         Duration timeout = config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT);
         String location = FaultTolerance.location(from.get());
-        Path metadata = new Path(location.endsWith("_metadata") ? location : location.replaceAll("/+$", "") + "/_metadata");
+        Path metadata =
+                new Path(
+                        location.endsWith("_metadata")
+                                ? location
+                                : location.replaceAll("/+$", "") + "/_metadata");
         long written;
         try {
             FileStatus status = metadata.getFileSystem().getFileStatus(metadata);
             written = status.getModificationTime();
         } catch (IOException | RuntimeException e) {
-            LOG.info("Could not read when {} was written ({}): its age is not checked.", metadata, e.toString());
+            LOG.info(
+                    "Could not read when {} was written ({}): its age is not checked.",
+                    metadata,
+                    e.toString());
             return Optional.empty();
         }
         Duration age = Duration.ofMillis(System.currentTimeMillis() - written);
         if (written <= 0 || age.compareTo(timeout) <= 0) {
             return Optional.empty();
         }
-        return Optional.of(CheckpointOptions.RESTORE_FROM.key() + " " + from.get() + " was written "
-                + TimeUtils.formatWithHighestUnit(age.withNanos(0)) + " ago, longer than sink.transaction-timeout ("
-                + TimeUtils.formatWithHighestUnit(timeout) + "): unless its transactions were committed before the job"
-                + " stopped (stop-with-savepoint), the broker has aborted them and their records are lost. The job"
-                + " checks each as it commits it and, per sink.lost-transactions ("
-                + ConfigValidator.text(config.get(KafkaSinkOptions.LOST_TRANSACTIONS)) + "), stops naming it or goes on without it.");
+        return Optional.of(
+                CheckpointOptions.RESTORE_FROM.key()
+                        + " "
+                        + from.get()
+                        + " was written "
+                        + TimeUtils.formatWithHighestUnit(age.withNanos(0))
+                        + " ago, longer than sink.transaction-timeout ("
+                        + TimeUtils.formatWithHighestUnit(timeout)
+                        + "): unless its transactions were committed before the job"
+                        + " stopped (stop-with-savepoint), the broker has aborted them and their records are lost. The job"
+                        + " checks each as it commits it and, per sink.lost-transactions ("
+                        + ConfigValidator.text(config.get(KafkaSinkOptions.LOST_TRANSACTIONS))
+                        + "), stops naming it or goes on without it.");
     }
 
-    /** A commit request that remembers how the connector gave up on it, to be judged before it is passed on. */
+    /**
+     * A commit request that remembers how the connector gave up on it, to be judged before it is
+     * passed on.
+     */
     private static final class Watched implements CommitRequest<KafkaCommittable> {
         final CommitRequest<KafkaCommittable> original;
         Throwable failure;
@@ -378,9 +454,10 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 admin = Admin.create(connection);
             }
             try {
-                return Optional.of(admin.describeTransactions(List.of(transactionalId))
-                        .description(transactionalId)
-                        .get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+                return Optional.of(
+                        admin.describeTransactions(List.of(transactionalId))
+                                .description(transactionalId)
+                                .get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof TransactionalIdNotFoundException) {
                     return Optional.empty();

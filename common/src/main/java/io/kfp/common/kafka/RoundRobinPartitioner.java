@@ -3,8 +3,8 @@ package io.kfp.common.kafka;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 
 /**
- * Sends each record to the next partition in turn. Subtasks start at different partitions so
- * that parallel writers do not all hit partition 0 first.
+ * Sends each record to the next partition in turn. Subtasks start at different partitions so that
+ * parallel writers do not all hit partition 0 first.
  */
 public final class RoundRobinPartitioner<T> implements KafkaPartitioner<T> {
 

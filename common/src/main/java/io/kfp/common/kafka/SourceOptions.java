@@ -25,7 +25,8 @@ public final class SourceOptions implements OptionGroup {
             key("source.topics")
                     .stringType()
                     .noDefaultValue()
-                    .withDescription("Comma-separated topics to read. Set this or source.topic-pattern.");
+                    .withDescription(
+                            "Comma-separated topics to read. Set this or source.topic-pattern.");
 
     public static final ConfigOption<String> TOPIC_PATTERN =
             key("source.topic-pattern")
@@ -93,7 +94,8 @@ public final class SourceOptions implements OptionGroup {
             key("source.auto-commit-interval")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(5))
-                    .withDescription("Period of the consumer's auto-commit (auto.commit.interval.ms).");
+                    .withDescription(
+                            "Period of the consumer's auto-commit (auto.commit.interval.ms).");
 
     public static final ConfigOption<IsolationLevel> ISOLATION_LEVEL =
             key("source.isolation-level")
@@ -167,7 +169,8 @@ public final class SourceOptions implements OptionGroup {
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
         boolean hasTopics = !topics(config).isEmpty();
-        boolean hasPattern = config.getOptional(TOPIC_PATTERN).filter(t -> !t.isBlank()).isPresent();
+        boolean hasPattern =
+                config.getOptional(TOPIC_PATTERN).filter(t -> !t.isBlank()).isPresent();
         if (hasTopics == hasPattern) {
             if (hasTopics) {
                 problems.add(
@@ -185,8 +188,7 @@ public final class SourceOptions implements OptionGroup {
                     problems.add(
                             TOPICS.key(),
                             "'" + topic + "' is not a valid Kafka topic name.",
-                            TopicNames.RULE + "; separate topics with"
-                                    + " commas.");
+                            TopicNames.RULE + "; separate topics with" + " commas.");
                 }
             }
         }
@@ -201,7 +203,8 @@ public final class SourceOptions implements OptionGroup {
             }
         }
         if (config.get(MAX_POLL_RECORDS) < 1) {
-            problems.add(MAX_POLL_RECORDS.key(), "must be at least 1.", "use e.g. 5000 (the default).");
+            problems.add(
+                    MAX_POLL_RECORDS.key(), "must be at least 1.", "use e.g. 5000 (the default).");
         }
         config.getOptional(CONSUMER_GROUP)
                 .filter(String::isBlank)
@@ -219,7 +222,11 @@ public final class SourceOptions implements OptionGroup {
                     if (!topics.contains(tp.topic())) {
                         problems.add(
                                 STARTING_OFFSETS.key(),
-                                "topic '" + tp.topic() + "' is not one of source.topics " + topics + ".",
+                                "topic '"
+                                        + tp.topic()
+                                        + "' is not one of source.topics "
+                                        + topics
+                                        + ".",
                                 "list offsets only for the topics the job reads.");
                     }
                 }
@@ -255,7 +262,12 @@ public final class SourceOptions implements OptionGroup {
     /** The configured topics, trimmed; empty if a pattern is used. */
     public static List<String> topics(ReadableConfig config) {
         return config.getOptional(TOPICS)
-                .map(t -> Arrays.stream(t.split("[,;]")).map(String::trim).filter(s -> !s.isEmpty()).toList())
+                .map(
+                        t ->
+                                Arrays.stream(t.split("[,;]"))
+                                        .map(String::trim)
+                                        .filter(s -> !s.isEmpty())
+                                        .toList())
                 .orElse(List.of());
     }
 

@@ -11,8 +11,8 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Where a Kafka source starts when it has no checkpoint or savepoint to restore from. (A
- * restored source always resumes from the offsets in its state.)
+ * Where a Kafka source starts when it has no checkpoint or savepoint to restore from. (A restored
+ * source always resumes from the offsets in its state.)
  *
  * <p>Forms: {@code group-offsets} (the consumer group's committed offsets; partitions without one
  * use {@code source.offset-reset}), {@code earliest}, {@code latest}, {@code timestamp:<epoch
@@ -71,7 +71,9 @@ public record StartingOffsets(
         }
         if (lower.startsWith("timestamp:")) {
             return new StartingOffsets(
-                    Kind.TIMESTAMP, parseTimestamp(spec.substring("timestamp:".length())), Map.of());
+                    Kind.TIMESTAMP,
+                    parseTimestamp(spec.substring("timestamp:".length())),
+                    Map.of());
         }
         if (lower.startsWith("specific:")) {
             return new StartingOffsets(
@@ -90,7 +92,8 @@ public record StartingOffsets(
             try {
                 millis = Long.parseLong(t);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + t + "' is too large for epoch milliseconds");
+                throw new IllegalArgumentException(
+                        "'" + t + "' is too large for epoch milliseconds");
             }
             if (millis < 0) {
                 throw new IllegalArgumentException("epoch milliseconds must not be negative: " + t);
@@ -104,7 +107,9 @@ public record StartingOffsets(
                 return OffsetDateTime.parse(t).toInstant().toEpochMilli();
             } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException(
-                        "'" + t + "' is neither epoch milliseconds nor an ISO-8601 instant with a"
+                        "'"
+                                + t
+                                + "' is neither epoch milliseconds nor an ISO-8601 instant with a"
                                 + " zone (such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00)");
             }
         }
@@ -113,7 +118,8 @@ public record StartingOffsets(
     private static Map<TopicPartition, Long> parseSpecific(String list) {
         Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
         if (list.isBlank()) {
-            throw new IllegalArgumentException("specific: needs at least one <topic>:<partition>:<offset>");
+            throw new IllegalArgumentException(
+                    "specific: needs at least one <topic>:<partition>:<offset>");
         }
         for (String part : list.split(",")) {
             String entry = part.trim();
@@ -139,7 +145,8 @@ public record StartingOffsets(
             }
             TopicPartition tp = new TopicPartition(topic, partition);
             if (offsets.put(tp, offset) != null) {
-                throw new IllegalArgumentException("'" + topic + ":" + partition + "' is listed twice");
+                throw new IllegalArgumentException(
+                        "'" + topic + ":" + partition + "' is listed twice");
             }
         }
         return Map.copyOf(offsets);

@@ -10,15 +10,17 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchemaBuild
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Writes each element to one topic: the connector's {@link KafkaRecordSerializationSchema#builder()}
- * (topic, key, value, headers, partitioner; it names the topic to the connector, for lineage and for
- * pooling transaction naming, which fails the job without it), plus the one thing the builder lacks:
- * the timestamp. The builder always writes the element's Flink timestamp; here it is the element's
- * own ({@link OutgoingRecord#timestamp}: the relay keeps its input record's), or none at all with
- * {@code sink.write-timestamps=false} (the producer stamps the send time). What it writes is counted
- * by the connector's writer (Flink's {@code numRecordsOut}, {@code numBytesOut} from the bytes sent).
+ * Writes each element to one topic: the connector's {@link
+ * KafkaRecordSerializationSchema#builder()} (topic, key, value, headers, partitioner; it names the
+ * topic to the connector, for lineage and for pooling transaction naming, which fails the job
+ * without it), plus the one thing the builder lacks: the timestamp. The builder always writes the
+ * element's Flink timestamp; here it is the element's own ({@link OutgoingRecord#timestamp}: the
+ * relay keeps its input record's), or none at all with {@code sink.write-timestamps=false} (the
+ * producer stamps the send time). What it writes is counted by the connector's writer (Flink's
+ * {@code numRecordsOut}, {@code numBytesOut} from the bytes sent).
  */
-public final class TopicRecordSerializer<T> implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
+public final class TopicRecordSerializer<T>
+        implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
 
     private static final long serialVersionUID = 1L;
 
@@ -54,14 +56,17 @@ public final class TopicRecordSerializer<T> implements KafkaRecordSerializationS
     }
 
     @Override
-    public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
+    public void open(
+            SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
         records.open(context, sinkContext);
     }
 
     @Override
-    public ProducerRecord<byte[], byte[]> serialize(T element, KafkaSinkContext context, Long timestamp) {
+    public ProducerRecord<byte[], byte[]> serialize(
+            T element, KafkaSinkContext context, Long timestamp) {
         // The builder's schema writes a null or negative timestamp as none.
-        return records.serialize(element, context, writeTimestamps ? fields.timestamp(element, timestamp) : null);
+        return records.serialize(
+                element, context, writeTimestamps ? fields.timestamp(element, timestamp) : null);
     }
 }

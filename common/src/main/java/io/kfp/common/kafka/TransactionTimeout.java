@@ -6,8 +6,8 @@ import java.util.Optional;
 import org.apache.flink.util.TimeUtils;
 
 /**
- * The two ways an exactly-once sink's transaction timeout goes wrong, checked before the job
- * starts instead of after a task fails:
+ * The two ways an exactly-once sink's transaction timeout goes wrong, checked before the job starts
+ * instead of after a task fails:
  *
  * <ul>
  *   <li>above the broker's {@code transaction.max.timeout.ms}: the broker refuses to start any
@@ -31,7 +31,8 @@ public final class TransactionTimeout {
     private TransactionTimeout() {}
 
     /** The longest a transaction can stay open before its checkpoint completes, plus margin. */
-    public static Duration requiredTimeout(Duration interval, Duration minPause, Duration checkpointTimeout) {
+    public static Duration requiredTimeout(
+            Duration interval, Duration minPause, Duration checkpointTimeout) {
         return interval.plus(minPause).plus(checkpointTimeout).plus(MARGIN);
     }
 
@@ -92,13 +93,14 @@ public final class TransactionTimeout {
     }
 
     /**
-     * Flink's {@link TimeUtils#formatWithHighestUnit} ("15 min", "5 s", "500 ms"), except for what it
-     * lacks: a sum of checkpoint settings such as 125.5 s reads in seconds, not as "125500 ms".
+     * Flink's {@link TimeUtils#formatWithHighestUnit} ("15 min", "5 s", "500 ms"), except for what
+     * it lacks: a sum of checkpoint settings such as 125.5 s reads in seconds, not as "125500 ms".
      */
     public static String format(Duration duration) {
         long ms = duration.toMillis();
         if (ms > 1000 && ms % 1000 != 0) {
-            return BigDecimal.valueOf(ms).movePointLeft(3).stripTrailingZeros().toPlainString() + " s";
+            return BigDecimal.valueOf(ms).movePointLeft(3).stripTrailingZeros().toPlainString()
+                    + " s";
         }
         return TimeUtils.formatWithHighestUnit(duration);
     }

@@ -30,7 +30,10 @@ public final class RateLimitedWarning {
         this.lastNanos = nanoTime.getAsLong() - INTERVAL_NANOS;
     }
 
-    /** Logs {@code format} (SLF4J's {} placeholders) now, or counts it if one was logged less than 10 s ago. */
+    /**
+     * Logs {@code format} (SLF4J's {} placeholders) now, or counts it if one was logged less than
+     * 10 s ago.
+     */
     public void warn(String format, Object... args) {
         long now = nanoTime.getAsLong();
         if (now - lastNanos < INTERVAL_NANOS) {

@@ -33,7 +33,8 @@ public final class AdminBrokerView implements BrokerView {
         Properties props = new Properties();
         props.putAll(connection);
         int timeoutMs = (int) Math.max(100, timeout.toMillis());
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
+        props.setProperty(
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
         props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(timeoutMs));
         props.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "kfp-preflight");
         this.deadlineNanos = System.nanoTime() + timeout.toNanos();
@@ -53,13 +54,17 @@ public final class AdminBrokerView implements BrokerView {
     @Override
     public boolean mayDescribe(String topic) throws Exception {
         try {
-            admin.describeTopics(List.of(topic)).allTopicNames().get(remainingMs(), TimeUnit.MILLISECONDS);
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.TopicAuthorizationException) {
+            if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.TopicAuthorizationException) {
                 return false;
             }
-            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+            if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
                 return true;
             }
             throw e;
@@ -67,27 +72,35 @@ public final class AdminBrokerView implements BrokerView {
     }
 
     @Override
-    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(String topic) throws Exception {
-        Set<org.apache.kafka.common.acl.AclOperation> allowed = admin.describeTopics(List.of(topic),
-                        new org.apache.kafka.clients.admin.DescribeTopicsOptions().includeAuthorizedOperations(true))
-                .allTopicNames()
-                .get(remainingMs(), TimeUnit.MILLISECONDS)
-                .get(topic)
-                .authorizedOperations();
+    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(
+            String topic) throws Exception {
+        Set<org.apache.kafka.common.acl.AclOperation> allowed =
+                admin.describeTopics(
+                                List.of(topic),
+                                new org.apache.kafka.clients.admin.DescribeTopicsOptions()
+                                        .includeAuthorizedOperations(true))
+                        .allTopicNames()
+                        .get(remainingMs(), TimeUnit.MILLISECONDS)
+                        .get(topic)
+                        .authorizedOperations();
         return java.util.Optional.ofNullable(allowed);
     }
 
     @Override
     public boolean mayUseGroup(String group) throws Exception {
         try {
-            admin.describeConsumerGroups(List.of(group)).all().get(remainingMs(), TimeUnit.MILLISECONDS);
+            admin.describeConsumerGroups(List.of(group))
+                    .all()
+                    .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupAuthorizationException) {
+            if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.GroupAuthorizationException) {
                 return false;
             }
             if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
-                return true; // a first start: the broker, having checked the ACL, says it has no such group yet
+                return true; // a first start: the broker, having checked the ACL, says it has no
+                // such group yet
             }
             throw e;
         }
@@ -97,13 +110,18 @@ public final class AdminBrokerView implements BrokerView {
     public boolean mayUseTransactionalIds(String prefix) throws Exception {
         try {
             // An id of the prefix no subtask uses: asking about it changes nothing on the broker.
-            admin.describeTransactions(List.of(prefix + "-preflight")).all().get(remainingMs(), TimeUnit.MILLISECONDS);
+            admin.describeTransactions(List.of(prefix + "-preflight"))
+                    .all()
+                    .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdAuthorizationException) {
+            if (e.getCause()
+                    instanceof
+                    org.apache.kafka.common.errors.TransactionalIdAuthorizationException) {
                 return false;
             }
-            if (e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException) {
+            if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException) {
                 return true;
             }
             throw e;
@@ -122,24 +140,29 @@ public final class AdminBrokerView implements BrokerView {
 
     @Override
     public Map<String, Long> ongoingTransactions(String prefix) throws Exception {
-        List<String> ids = admin.listTransactions(new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING)))
-                .all()
-                .get(remainingMs(), TimeUnit.MILLISECONDS)
-                .stream()
-                .map(TransactionListing::transactionalId)
-                .filter(id -> id.startsWith(prefix))
-                .sorted()
-                .toList();
+        List<String> ids =
+                admin
+                        .listTransactions(
+                                new ListTransactionsOptions()
+                                        .filterStates(List.of(TransactionState.ONGOING)))
+                        .all()
+                        .get(remainingMs(), TimeUnit.MILLISECONDS)
+                        .stream()
+                        .map(TransactionListing::transactionalId)
+                        .filter(id -> id.startsWith(prefix))
+                        .sorted()
+                        .toList();
         Map<String, Long> began = new LinkedHashMap<>();
         if (!ids.isEmpty()) {
             admin.describeTransactions(ids)
                     .all()
                     .get(remainingMs(), TimeUnit.MILLISECONDS)
-                    .forEach((id, d) -> {
-                        if (d.state() == TransactionState.ONGOING) {
-                            began.put(id, d.transactionStartTimeMs().orElse(-1));
-                        }
-                    });
+                    .forEach(
+                            (id, d) -> {
+                                if (d.state() == TransactionState.ONGOING) {
+                                    began.put(id, d.transactionStartTimeMs().orElse(-1));
+                                }
+                            });
         }
         return began;
     }

@@ -17,7 +17,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -27,8 +26,8 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.util.TimeUtils;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -41,7 +40,8 @@ import org.apache.kafka.common.errors.SslAuthenticationException;
  */
 public final class BrokerPreflight {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BrokerPreflight.class);
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(BrokerPreflight.class);
 
     /** Opens a view of the cluster; {@link AdminBrokerView#AdminBrokerView} in production. */
     @FunctionalInterface
@@ -60,27 +60,46 @@ public final class BrokerPreflight {
 
         /** Topics and the transaction timeout only: no group or prefix to check. */
         public Requirements(
-                String bootstrapServers, List<String> inputTopics, Optional<String> outputTopic, Optional<Duration> exactlyOnceTransactionTimeout) {
-            this(bootstrapServers, inputTopics, outputTopic, exactlyOnceTransactionTimeout, Optional.empty(), Optional.empty());
+                String bootstrapServers,
+                List<String> inputTopics,
+                Optional<String> outputTopic,
+                Optional<Duration> exactlyOnceTransactionTimeout) {
+            this(
+                    bootstrapServers,
+                    inputTopics,
+                    outputTopic,
+                    exactlyOnceTransactionTimeout,
+                    Optional.empty(),
+                    Optional.empty());
         }
 
         /** Derived from the option groups the job uses and their validated values. */
         public static Requirements from(ReadableConfig config, Collection<OptionGroup> groups) {
             List<String> inputs =
                     groups.contains(SourceOptions.GROUP) ? SourceOptions.topics(config) : List.of();
-            Optional<String> group = groups.contains(SourceOptions.GROUP) ? Optional.of(SourceOptions.groupId(config)) : Optional.empty();
+            Optional<String> group =
+                    groups.contains(SourceOptions.GROUP)
+                            ? Optional.of(SourceOptions.groupId(config))
+                            : Optional.empty();
             Optional<String> output = Optional.empty();
             Optional<Duration> transactionTimeout = Optional.empty();
             Optional<String> prefix = Optional.empty();
             if (groups.contains(KafkaSinkOptions.GROUP)) {
                 output = config.getOptional(KafkaSinkOptions.TOPIC);
-                if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
-                    transactionTimeout = Optional.of(config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT));
+                if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)
+                        == DeliveryGuarantee.EXACTLY_ONCE) {
+                    transactionTimeout =
+                            Optional.of(config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT));
                     prefix = Optional.of(KafkaSinkOptions.transactionalIdPrefix(config));
                 }
             }
             return new Requirements(
-                    config.get(KafkaClientOptions.BOOTSTRAP_SERVERS), inputs, output, transactionTimeout, group, prefix);
+                    config.get(KafkaClientOptions.BOOTSTRAP_SERVERS),
+                    inputs,
+                    output,
+                    transactionTimeout,
+                    group,
+                    prefix);
         }
     }
 
@@ -95,7 +114,10 @@ public final class BrokerPreflight {
         return run(requirements, connection, timeout, factory, null, List.of(), warning -> {});
     }
 
-    /** Like {@link #run(Requirements, Properties, Duration, BrokerViewFactory)}, then the job's own checks. */
+    /**
+     * Like {@link #run(Requirements, Properties, Duration, BrokerViewFactory)}, then the job's own
+     * checks.
+     */
     public static List<ConfigProblem> run(
             Requirements requirements,
             Properties connection,
@@ -122,8 +144,13 @@ public final class BrokerPreflight {
                     problems.add(failed(requirements, "run the job's own checks", e));
                 }
             }
-            if (problems.isEmpty() && config != null && requirements.exactlyOnceTransactionTimeout().isPresent()) {
-                secondCopyWarning(KafkaSinkOptions.transactionalIdPrefix(config), config.get(CheckpointOptions.INTERVAL), view)
+            if (problems.isEmpty()
+                    && config != null
+                    && requirements.exactlyOnceTransactionTimeout().isPresent()) {
+                secondCopyWarning(
+                                KafkaSinkOptions.transactionalIdPrefix(config),
+                                config.get(CheckpointOptions.INTERVAL),
+                                view)
                         .ifPresent(warnings);
                 lingeringWarning(config, view).ifPresent(warnings);
             }
@@ -132,38 +159,53 @@ public final class BrokerPreflight {
     }
 
     /**
-     * A running job begins a transaction of its prefix at every checkpoint, so an ONGOING one
-     * that began within the last three checkpoint intervals (at least 30 s) says another copy of
-     * this job may be writing right now: same job.name and job.instance-id, two copies would write
-     * every record twice and fence each other. Only a warning: the same evidence is left by a job
-     * of this prefix that crashed moments ago, whose transactions this one aborts as it starts,
-     * and a restart after a crash must still start. Older ONGOING ones are a crashed job's and no
-     * sign of a second copy.
+     * A running job begins a transaction of its prefix at every checkpoint, so an ONGOING one that
+     * began within the last three checkpoint intervals (at least 30 s) says another copy of this
+     * job may be writing right now: same job.name and job.instance-id, two copies would write every
+     * record twice and fence each other. Only a warning: the same evidence is left by a job of this
+     * prefix that crashed moments ago, whose transactions this one aborts as it starts, and a
+     * restart after a crash must still start. Older ONGOING ones are a crashed job's and no sign of
+     * a second copy.
      */
-    static Optional<String> secondCopyWarning(String prefix, Duration checkpointInterval, BrokerView view) {
+    static Optional<String> secondCopyWarning(
+            String prefix, Duration checkpointInterval, BrokerView view) {
         Duration recent = recentWindow(checkpointInterval);
         Map<String, Long> open;
         try {
             open = view.ongoingTransactions(prefix);
         } catch (Exception e) {
-            return Optional.of("could not list the open transactions of prefix " + prefix + " (" + e.getMessage()
-                    + "): whether another copy of this job is running was not checked.");
+            return Optional.of(
+                    "could not list the open transactions of prefix "
+                            + prefix
+                            + " ("
+                            + e.getMessage()
+                            + "): whether another copy of this job is running was not checked.");
         }
         long now = System.currentTimeMillis();
-        List<String> young = open.entrySet().stream()
-                .filter(e -> e.getValue() >= 0 && now - e.getValue() < recent.toMillis())
-                .map(Map.Entry::getKey)
-                .toList();
+        List<String> young =
+                open.entrySet().stream()
+                        .filter(e -> e.getValue() >= 0 && now - e.getValue() < recent.toMillis())
+                        .map(Map.Entry::getKey)
+                        .toList();
         if (young.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(young.size() + (young.size() == 1 ? " transaction" : " transactions") + " of prefix " + prefix
-                + " began less than " + TimeUtils.formatWithHighestUnit(recent) + " ago and " + (young.size() == 1 ? "is" : "are")
-                + " still open (" + String.join(", ", young.subList(0, Math.min(3, young.size())))
-                + (young.size() > 3 ? ", ..." : "") + "): another copy of this job may be running. Two copies would write"
-                + " every record twice and fence each other's transactions: stop one, or give this one its own"
-                + " job.instance-id. If a job of this prefix crashed just now, these are its last transactions and this"
-                + " job aborts them as it starts.");
+        return Optional.of(
+                young.size()
+                        + (young.size() == 1 ? " transaction" : " transactions")
+                        + " of prefix "
+                        + prefix
+                        + " began less than "
+                        + TimeUtils.formatWithHighestUnit(recent)
+                        + " ago and "
+                        + (young.size() == 1 ? "is" : "are")
+                        + " still open ("
+                        + String.join(", ", young.subList(0, Math.min(3, young.size())))
+                        + (young.size() > 3 ? ", ..." : "")
+                        + "): another copy of this job may be running. Two copies would write"
+                        + " every record twice and fence each other's transactions: stop one, or give this one its own"
+                        + " job.instance-id. If a job of this prefix crashed just now, these are its last transactions and this"
+                        + " job aborts them as it starts.");
     }
 
     /**
@@ -179,7 +221,9 @@ public final class BrokerPreflight {
         boolean derived = config.getOptional(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX).isEmpty();
         String scope = derived ? "kfp." + config.get(JobOptions.NAME) + "." : prefix;
         Duration recent = recentWindow(config.get(CheckpointOptions.INTERVAL));
-        boolean pooling = config.get(KafkaSinkOptions.TRANSACTION_NAMING) == TransactionNamingStrategy.POOLING;
+        boolean pooling =
+                config.get(KafkaSinkOptions.TRANSACTION_NAMING)
+                        == TransactionNamingStrategy.POOLING;
         Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
         Map<String, Long> open;
         try {
@@ -189,30 +233,50 @@ public final class BrokerPreflight {
         }
         long now = System.currentTimeMillis();
         List<String> lingering = new ArrayList<>();
-        open.forEach((id, began) -> {
-            if (began < 0 || now - began < recent.toMillis()) {
-                return;
-            }
-            boolean ours = id.startsWith(prefix + "-");
-            boolean superseded = ours && pooling && parallelism.isPresent() && subtaskOf(id) >= parallelism.get();
-            if (!ours || superseded) {
-                lingering.add(id + " (open " + TimeUtils.formatWithHighestUnit(Duration.ofSeconds((now - began) / 1000))
-                        + (superseded ? ", of a sink subtask beyond parallelism " + parallelism.get() : "") + ")");
-            }
-        });
+        open.forEach(
+                (id, began) -> {
+                    if (began < 0 || now - began < recent.toMillis()) {
+                        return;
+                    }
+                    boolean ours = id.startsWith(prefix + "-");
+                    boolean superseded =
+                            ours
+                                    && pooling
+                                    && parallelism.isPresent()
+                                    && subtaskOf(id) >= parallelism.get();
+                    if (!ours || superseded) {
+                        lingering.add(
+                                id
+                                        + " (open "
+                                        + TimeUtils.formatWithHighestUnit(
+                                                Duration.ofSeconds((now - began) / 1000))
+                                        + (superseded
+                                                ? ", of a sink subtask beyond parallelism "
+                                                        + parallelism.get()
+                                                : "")
+                                        + ")");
+                    }
+                });
         if (lingering.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(lingering.size() + (lingering.size() == 1 ? " transaction" : " transactions")
-                + " this job will not abort " + (lingering.size() == 1 ? "is" : "are") + " still open: "
-                + String.join(", ", lingering.subList(0, Math.min(3, lingering.size())))
-                + (lingering.size() > 3 ? ", ..." : "") + ". Until each times out, read_committed readers of the"
-                + " partitions it wrote to see nothing past it. If no running job uses its prefix any more (an old"
-                + " job.instance-id, a downscale with pooling naming), end it: kafka-transactions.sh"
-                + " --bootstrap-server ... forceTerminateTransaction --transactionalId ID.");
+        return Optional.of(
+                lingering.size()
+                        + (lingering.size() == 1 ? " transaction" : " transactions")
+                        + " this job will not abort "
+                        + (lingering.size() == 1 ? "is" : "are")
+                        + " still open: "
+                        + String.join(", ", lingering.subList(0, Math.min(3, lingering.size())))
+                        + (lingering.size() > 3 ? ", ..." : "")
+                        + ". Until each times out, read_committed readers of the"
+                        + " partitions it wrote to see nothing past it. If no running job uses its prefix any more (an old"
+                        + " job.instance-id, a downscale with pooling naming), end it: kafka-transactions.sh"
+                        + " --bootstrap-server ... forceTerminateTransaction --transactionalId ID.");
     }
 
-    /** The sink subtask in a connector transactional id (prefix-subtask-counter); -1 if it has none. */
+    /**
+     * The sink subtask in a connector transactional id (prefix-subtask-counter); -1 if it has none.
+     */
     private static int subtaskOf(String transactionalId) {
         String[] parts = transactionalId.split("-");
         try {
@@ -222,7 +286,9 @@ public final class BrokerPreflight {
         }
     }
 
-    /** How young an open transaction of a running job is: three checkpoint intervals, at least 30 s. */
+    /**
+     * How young an open transaction of a running job is: three checkpoint intervals, at least 30 s.
+     */
     private static Duration recentWindow(Duration checkpointInterval) {
         return max(checkpointInterval.multipliedBy(3), Duration.ofSeconds(30));
     }
@@ -231,7 +297,10 @@ public final class BrokerPreflight {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    /** Every problem the cluster has with this job; empty when it may be submitted. Skipped checks are logged. */
+    /**
+     * Every problem the cluster has with this job; empty when it may be submitted. Skipped checks
+     * are logged.
+     */
     public static List<ConfigProblem> check(
             Requirements requirements, BrokerView view, Duration timeout) {
         return check(requirements, view, timeout, LOG::warn);
@@ -244,20 +313,31 @@ public final class BrokerPreflight {
      * warning naming it; every other check still runs.
      */
     public static List<ConfigProblem> check(
-            Requirements requirements, BrokerView view, Duration timeout, Consumer<String> warnings) {
+            Requirements requirements,
+            BrokerView view,
+            Duration timeout,
+            Consumer<String> warnings) {
         return check(requirements, view, timeout, warnings, new Properties());
     }
 
-    /** {@link #check(Requirements, BrokerView, Duration, Consumer)}; {@code connection} names who failed to log in. */
+    /**
+     * {@link #check(Requirements, BrokerView, Duration, Consumer)}; {@code connection} names who
+     * failed to log in.
+     */
     static List<ConfigProblem> check(
-            Requirements requirements, BrokerView view, Duration timeout, Consumer<String> warnings, Properties connection) {
+            Requirements requirements,
+            BrokerView view,
+            Duration timeout,
+            Consumer<String> warnings,
+            Properties connection) {
         List<ConfigProblem> problems = new ArrayList<>();
         try {
             view.ping();
         } catch (Exception e) {
-            return List.of(ExceptionUtils.getRootCause(e) instanceof AuthenticationException authentication
-                    ? notAuthenticated(requirements, connection, authentication)
-                    : unreachable(requirements, timeout, e));
+            return List.of(
+                    ExceptionUtils.getRootCause(e) instanceof AuthenticationException authentication
+                            ? notAuthenticated(requirements, connection, authentication)
+                            : unreachable(requirements, timeout, e));
         }
 
         Set<String> topics;
@@ -268,21 +348,45 @@ public final class BrokerPreflight {
         }
         record Needed(String key, String role, String topic) {}
         List<Needed> needed = new ArrayList<>();
-        requirements.inputTopics().forEach(t -> needed.add(new Needed(SourceOptions.TOPICS.key(), "input", t)));
-        requirements.outputTopic().ifPresent(t -> needed.add(new Needed(KafkaSinkOptions.TOPIC.key(), "output", t)));
+        requirements
+                .inputTopics()
+                .forEach(t -> needed.add(new Needed(SourceOptions.TOPICS.key(), "input", t)));
+        requirements
+                .outputTopic()
+                .ifPresent(t -> needed.add(new Needed(KafkaSinkOptions.TOPIC.key(), "output", t)));
         for (Needed n : needed) {
             if (topics.contains(n.topic())) {
-                AclOperation operation = n.role().equals("input") ? AclOperation.READ : AclOperation.WRITE;
+                AclOperation operation =
+                        n.role().equals("input") ? AclOperation.READ : AclOperation.WRITE;
                 try {
                     Optional<Set<AclOperation>> allowed = view.allowedOperations(n.topic());
-                    if (allowed.isPresent() && !allowed.get().contains(operation) && !allowed.get().contains(AclOperation.ALL)) {
-                        problems.add(notAuthorized(n.key(), n.topic(), requirements,
-                                "not authorized to " + (operation == AclOperation.READ ? "read" : "write") + " the " + n.role()
-                                        + " topic '" + n.topic() + "' (Describe alone is granted)",
-                                operation, "--topic " + n.topic(), "correct " + n.key()));
+                    if (allowed.isPresent()
+                            && !allowed.get().contains(operation)
+                            && !allowed.get().contains(AclOperation.ALL)) {
+                        problems.add(
+                                notAuthorized(
+                                        n.key(),
+                                        n.topic(),
+                                        requirements,
+                                        "not authorized to "
+                                                + (operation == AclOperation.READ
+                                                        ? "read"
+                                                        : "write")
+                                                + " the "
+                                                + n.role()
+                                                + " topic '"
+                                                + n.topic()
+                                                + "' (Describe alone is granted)",
+                                        operation,
+                                        "--topic " + n.topic(),
+                                        "correct " + n.key()));
                     }
                 } catch (Exception e) {
-                    problems.add(failed(requirements, "describe the " + n.role() + " topic '" + n.topic() + "'", e));
+                    problems.add(
+                            failed(
+                                    requirements,
+                                    "describe the " + n.role() + " topic '" + n.topic() + "'",
+                                    e));
                 }
                 continue;
             }
@@ -290,38 +394,67 @@ public final class BrokerPreflight {
             try {
                 mayDescribe = view.mayDescribe(n.topic());
             } catch (Exception e) {
-                problems.add(failed(requirements, "describe the " + n.role() + " topic '" + n.topic() + "'", e));
+                problems.add(
+                        failed(
+                                requirements,
+                                "describe the " + n.role() + " topic '" + n.topic() + "'",
+                                e));
                 continue;
             }
-            problems.add(mayDescribe
-                    ? missingTopic(n.key(), n.role(), n.topic(), requirements)
-                    : notAuthorizedTopic(n.key(), n.role(), n.topic(), requirements));
+            problems.add(
+                    mayDescribe
+                            ? missingTopic(n.key(), n.role(), n.topic(), requirements)
+                            : notAuthorizedTopic(n.key(), n.role(), n.topic(), requirements));
         }
 
         if (requirements.consumerGroup().isPresent()) {
             String group = requirements.consumerGroup().get();
             try {
                 if (!view.mayUseGroup(group)) {
-                    problems.add(notAuthorized(SourceOptions.CONSUMER_GROUP.key(), group, requirements,
-                            "not authorized to use the consumer group '" + group + "'", AclOperation.READ, "--group " + group,
-                            "set " + SourceOptions.CONSUMER_GROUP.key() + " to a group it may use"));
+                    problems.add(
+                            notAuthorized(
+                                    SourceOptions.CONSUMER_GROUP.key(),
+                                    group,
+                                    requirements,
+                                    "not authorized to use the consumer group '" + group + "'",
+                                    AclOperation.READ,
+                                    "--group " + group,
+                                    "set "
+                                            + SourceOptions.CONSUMER_GROUP.key()
+                                            + " to a group it may use"));
                 }
             } catch (Exception e) {
-                problems.add(failed(requirements, "describe the consumer group '" + group + "'", e));
+                problems.add(
+                        failed(requirements, "describe the consumer group '" + group + "'", e));
             }
         }
         if (requirements.transactionalIdPrefix().isPresent()) {
             String prefix = requirements.transactionalIdPrefix().get();
             try {
                 if (!view.mayUseTransactionalIds(prefix)) {
-                    problems.add(notAuthorized(KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key(), prefix, requirements,
-                            "not authorized to use transactional ids starting with '" + prefix + "' (exactly-once writes"
-                                    + " need Write and Describe on them)",
-                            AclOperation.WRITE, "--transactional-id " + prefix + " --resource-pattern-type prefixed",
-                            "set " + KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key() + " to a prefix it may use"));
+                    problems.add(
+                            notAuthorized(
+                                    KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key(),
+                                    prefix,
+                                    requirements,
+                                    "not authorized to use transactional ids starting with '"
+                                            + prefix
+                                            + "' (exactly-once writes"
+                                            + " need Write and Describe on them)",
+                                    AclOperation.WRITE,
+                                    "--transactional-id "
+                                            + prefix
+                                            + " --resource-pattern-type prefixed",
+                                    "set "
+                                            + KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key()
+                                            + " to a prefix it may use"));
                 }
             } catch (Exception e) {
-                problems.add(failed(requirements, "describe a transactional id of prefix '" + prefix + "'", e));
+                problems.add(
+                        failed(
+                                requirements,
+                                "describe a transactional id of prefix '" + prefix + "'",
+                                e));
             }
         }
 
@@ -332,14 +465,20 @@ public final class BrokerPreflight {
                 brokerMax = view.transactionMaxTimeoutMs();
             } catch (Exception e) {
                 if (ExceptionUtils.getRootCause(e) instanceof AuthorizationException) {
-                    warnings.accept("not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs"
-                            + " on the cluster): the check of sink.transaction-timeout ("
-                            + TransactionTimeout.format(wanted) + ") against it is skipped. If it is"
-                            + " longer, the job fails at start with InvalidTxnTimeoutException; a stock broker"
-                            + " allows 15 min.");
+                    warnings.accept(
+                            "not authorized to read the brokers' transaction.max.timeout.ms (DescribeConfigs"
+                                    + " on the cluster): the check of sink.transaction-timeout ("
+                                    + TransactionTimeout.format(wanted)
+                                    + ") against it is skipped. If it is"
+                                    + " longer, the job fails at start with InvalidTxnTimeoutException; a stock broker"
+                                    + " allows 15 min.");
                     return problems;
                 }
-                problems.add(failed(requirements, "read the broker setting transaction.max.timeout.ms", e));
+                problems.add(
+                        failed(
+                                requirements,
+                                "read the broker setting transaction.max.timeout.ms",
+                                e));
                 return problems;
             }
             if (brokerMax.isPresent()) {
@@ -364,7 +503,13 @@ public final class BrokerPreflight {
                 key,
                 topic,
                 null,
-                "the " + role + " topic '" + topic + "' does not exist on " + requirements.bootstrapServers() + ".",
+                "the "
+                        + role
+                        + " topic '"
+                        + topic
+                        + "' does not exist on "
+                        + requirements.bootstrapServers()
+                        + ".",
                 "create it, e.g. kafka-topics.sh --bootstrap-server "
                         + requirements.bootstrapServers()
                         + " --create --topic "
@@ -382,30 +527,59 @@ public final class BrokerPreflight {
                 key,
                 topic,
                 null,
-                "not authorized to describe the " + role + " topic '" + topic + "' on "
-                        + requirements.bootstrapServers() + " (the broker does not say whether it exists).",
-                "ask for " + operations + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
-                        + requirements.bootstrapServers() + " --add --allow-principal User:<the job's user>"
-                        + (role.equals("input") ? " --operation Describe --operation Read" : " --operation Describe --operation Write")
-                        + " --topic " + topic + ", or correct " + key + ".");
+                "not authorized to describe the "
+                        + role
+                        + " topic '"
+                        + topic
+                        + "' on "
+                        + requirements.bootstrapServers()
+                        + " (the broker does not say whether it exists).",
+                "ask for "
+                        + operations
+                        + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
+                        + requirements.bootstrapServers()
+                        + " --add --allow-principal User:<the job's user>"
+                        + (role.equals("input")
+                                ? " --operation Describe --operation Read"
+                                : " --operation Describe --operation Write")
+                        + " --topic "
+                        + topic
+                        + ", or correct "
+                        + key
+                        + ".");
     }
 
     /** A right the job's user lacks on a resource it may see: the ACL to add. */
-    private static ConfigProblem notAuthorized(String key, String value, Requirements requirements, String problem,
-            AclOperation operation, String resourceFlags, String orElse) {
+    private static ConfigProblem notAuthorized(
+            String key,
+            String value,
+            Requirements requirements,
+            String problem,
+            AclOperation operation,
+            String resourceFlags,
+            String orElse) {
         String name = operation == AclOperation.READ ? "Read" : "Write";
         return new ConfigProblem(
                 key,
                 value,
                 null,
                 problem + " on " + requirements.bootstrapServers() + ".",
-                "ask for " + name + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
-                        + requirements.bootstrapServers() + " --add --allow-principal User:<the job's user> --operation " + name
-                        + (operation == AclOperation.WRITE ? " --operation Describe" : "") + " " + resourceFlags
-                        + " (--preflight.print-acls User:NAME prints all the job needs), or " + orElse + ".");
+                "ask for "
+                        + name
+                        + " on it for this job's user, e.g. kafka-acls.sh --bootstrap-server "
+                        + requirements.bootstrapServers()
+                        + " --add --allow-principal User:<the job's user> --operation "
+                        + name
+                        + (operation == AclOperation.WRITE ? " --operation Describe" : "")
+                        + " "
+                        + resourceFlags
+                        + " (--preflight.print-acls User:NAME prints all the job needs), or "
+                        + orElse
+                        + ".");
     }
 
-    private static ConfigProblem unreachable(Requirements requirements, Duration timeout, Exception e) {
+    private static ConfigProblem unreachable(
+            Requirements requirements, Duration timeout, Exception e) {
         return new ConfigProblem(
                 KafkaClientOptions.BOOTSTRAP_SERVERS.key(),
                 requirements.bootstrapServers(),
@@ -424,43 +598,74 @@ public final class BrokerPreflight {
 
     /**
      * The broker refused this client's login: a wrong password, an unknown user or mechanism, or a
-     * TLS handshake that failed. Names the mechanism, the user and the servers - never the password:
-     * the user is read from a literal {@code sasl.jaas.config}; one that comes from a config
-     * provider is named by its reference.
+     * TLS handshake that failed. Names the mechanism, the user and the servers - never the
+     * password: the user is read from a literal {@code sasl.jaas.config}; one that comes from a
+     * config provider is named by its reference.
      */
-    private static ConfigProblem notAuthenticated(Requirements requirements, Properties connection, AuthenticationException e) {
-        String protocol = connection.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL);
-        String mechanism = connection.getProperty(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM);
+    private static ConfigProblem notAuthenticated(
+            Requirements requirements, Properties connection, AuthenticationException e) {
+        String protocol =
+                connection.getProperty(
+                        CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
+                        CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL);
+        String mechanism =
+                connection.getProperty(
+                        SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM);
         String jaas = connection.getProperty(SaslConfigs.SASL_JAAS_CONFIG, "");
         Matcher literal = JAAS_USERNAME.matcher(jaas);
         Matcher reference = CONFIG_REFERENCE.matcher(jaas);
-        String user = literal.find() && !literal.group(1).contains("${")
-                ? "user '" + literal.group(1) + "'"
-                : reference.find() ? "the user of " + reference.group() : "the configured user";
+        String user =
+                literal.find() && !literal.group(1).contains("${")
+                        ? "user '" + literal.group(1) + "'"
+                        : reference.find()
+                                ? "the user of " + reference.group()
+                                : "the configured user";
         String property = KafkaClientOptions.PROPERTIES_PREFIX;
         if (e instanceof SslAuthenticationException || !protocol.startsWith("SASL")) {
             return new ConfigProblem(
                     property + CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
                     protocol,
                     null,
-                    "the TLS handshake with " + requirements.bootstrapServers() + " failed (" + protocol + "): "
-                            + describe(e) + ".",
-                    "check that " + property + "ssl.truststore.location holds the CA that signed the brokers'"
+                    "the TLS handshake with "
+                            + requirements.bootstrapServers()
+                            + " failed ("
+                            + protocol
+                            + "): "
+                            + describe(e)
+                            + ".",
+                    "check that "
+                            + property
+                            + "ssl.truststore.location holds the CA that signed the brokers'"
                             + " certificates and that the servers' names match them.");
         }
         return new ConfigProblem(
                 property + SaslConfigs.SASL_JAAS_CONFIG,
                 null,
                 null,
-                "the brokers " + requirements.bootstrapServers() + " refused the login of " + user + " with " + mechanism
-                        + " over " + protocol + ": " + describe(e) + ".",
-                "check the password of that user in " + property + SaslConfigs.SASL_JAAS_CONFIG
-                        + " (or the file it references), that the user exists on the brokers for " + mechanism
+                "the brokers "
+                        + requirements.bootstrapServers()
+                        + " refused the login of "
+                        + user
+                        + " with "
+                        + mechanism
+                        + " over "
+                        + protocol
+                        + ": "
+                        + describe(e)
+                        + ".",
+                "check the password of that user in "
+                        + property
+                        + SaslConfigs.SASL_JAAS_CONFIG
+                        + " (or the file it references), that the user exists on the brokers for "
+                        + mechanism
                         + " (kafka-configs.sh --bootstrap-server ... --describe --entity-type users), and "
-                        + property + SaslConfigs.SASL_MECHANISM + ".");
+                        + property
+                        + SaslConfigs.SASL_MECHANISM
+                        + ".");
     }
 
     private static final Pattern JAAS_USERNAME = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
+
     /** A config provider's reference, {@code ${file:/path:key}}: no secret, only where one is. */
     private static final Pattern CONFIG_REFERENCE = Pattern.compile("\\$\\{[^}\\s\"]*}");
 
@@ -492,10 +697,14 @@ public final class BrokerPreflight {
                 fix);
     }
 
-    /** Says what went wrong by the innermost cause: Kafka wraps the telling one in "Failed to create ..." ones. */
+    /**
+     * Says what went wrong by the innermost cause: Kafka wraps the telling one in "Failed to create
+     * ..." ones.
+     */
     private static String describe(Throwable e) {
         Throwable cause = ExceptionUtils.getRootCause(e);
-        if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        if (cause instanceof TimeoutException
+                || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return "timed out";
         }
         String message = cause.getMessage();

@@ -22,8 +22,8 @@ public interface BrokerView extends AutoCloseable {
 
     /**
      * Whether this client may describe {@code topic}. A broker leaves a topic the client may not
-     * describe out of the topic list, existing or not, so "not listed" alone does not mean
-     * "does not exist".
+     * describe out of the topic list, existing or not, so "not listed" alone does not mean "does
+     * not exist".
      */
     default boolean mayDescribe(String topic) throws Exception {
         return true;

@@ -6,8 +6,8 @@ import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * A job's own check against the cluster, run after the common ones passed (so the brokers answer
- * and the topics exist). Example: the relay's same-partition mode needs as many output
- * partitions as input partitions.
+ * and the topics exist). Example: the relay's same-partition mode needs as many output partitions
+ * as input partitions.
  */
 @FunctionalInterface
 public interface JobPreflight {

@@ -28,7 +28,8 @@ public final class PreflightOptions implements OptionGroup {
             key("preflight.timeout")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(10))
-                    .withDescription("How long the checks may take in total before the broker is reported unreachable.");
+                    .withDescription(
+                            "How long the checks may take in total before the broker is reported unreachable.");
 
     public static final ConfigOption<String> PRINT_ACLS =
             key("preflight.print-acls")
@@ -55,10 +56,17 @@ public final class PreflightOptions implements OptionGroup {
     @Override
     public void validate(ReadableConfig config, ConfigProblems problems) {
         Duration timeout = config.get(TIMEOUT);
-        if (timeout.compareTo(Duration.ofMillis(100)) < 0 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
+        if (timeout.compareTo(Duration.ofMillis(100)) < 0
+                || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
             problems.add(TIMEOUT.key(), "must be between 100 ms and 5 min.", "use e.g. 10 s.");
         }
-        config.getOptional(PRINT_ACLS).filter(p -> !p.matches("[A-Za-z]+:\\S+")).ifPresent(p ->
-                problems.add(PRINT_ACLS.key(), "is not a Kafka principal (TYPE:NAME).", "use e.g. User:relay."));
+        config.getOptional(PRINT_ACLS)
+                .filter(p -> !p.matches("[A-Za-z]+:\\S+"))
+                .ifPresent(
+                        p ->
+                                problems.add(
+                                        PRINT_ACLS.key(),
+                                        "is not a Kafka principal (TYPE:NAME).",
+                                        "use e.g. User:relay."));
     }
 }

@@ -25,9 +25,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * Describe on each input topic and Read on its consumer group (a source); Write and Describe on
  * each topic it writes (a Kafka sink); Write and Describe on TransactionalId with its prefix,
  * PREFIXED (an exactly-once sink). Preflight, the source's offset checks and the sink's
- * lost-transaction check need nothing beyond these (reading the brokers'
- * {@code transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight
- * skips only that check, with a warning).
+ * lost-transaction check need nothing beyond these (reading the brokers' {@code
+ * transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight skips only
+ * that check, with a warning).
  *
  * <p>One declaration for the jobs' READMEs, {@code --preflight.print-acls} (and {@code kfp acls})
  * and the tests, which grant exactly these.
@@ -36,29 +36,77 @@ public final class RequiredAcls {
 
     private RequiredAcls() {}
 
-    /** The ACLs {@code principal} (e.g. {@code User:relay}) needs to run a job of these groups and settings. */
+    /**
+     * The ACLs {@code principal} (e.g. {@code User:relay}) needs to run a job of these groups and
+     * settings.
+     */
     public static List<AclBinding> of(
-            ReadableConfig config, Collection<OptionGroup> groups, List<String> extraOutputTopics, String principal) {
+            ReadableConfig config,
+            Collection<OptionGroup> groups,
+            List<String> extraOutputTopics,
+            String principal) {
         List<AclBinding> acls = new ArrayList<>();
         if (groups.contains(SourceOptions.GROUP)) {
             for (String topic : SourceOptions.topics(config)) {
-                acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ));
-                acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TOPIC,
+                                topic,
+                                PatternType.LITERAL,
+                                AclOperation.READ));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TOPIC,
+                                topic,
+                                PatternType.LITERAL,
+                                AclOperation.DESCRIBE));
             }
-            acls.add(allow(principal, ResourceType.GROUP, SourceOptions.groupId(config), PatternType.LITERAL, AclOperation.READ));
+            acls.add(
+                    allow(
+                            principal,
+                            ResourceType.GROUP,
+                            SourceOptions.groupId(config),
+                            PatternType.LITERAL,
+                            AclOperation.READ));
         }
         if (groups.contains(KafkaSinkOptions.GROUP)) {
             List<String> outputs = new ArrayList<>();
             config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(outputs::add);
             outputs.addAll(extraOutputTopics);
             for (String topic : outputs) {
-                acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.WRITE));
-                acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TOPIC,
+                                topic,
+                                PatternType.LITERAL,
+                                AclOperation.WRITE));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TOPIC,
+                                topic,
+                                PatternType.LITERAL,
+                                AclOperation.DESCRIBE));
             }
             if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
                 String prefix = KafkaSinkOptions.transactionalIdPrefix(config);
-                acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.WRITE));
-                acls.add(allow(principal, ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED, AclOperation.DESCRIBE));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TRANSACTIONAL_ID,
+                                prefix,
+                                PatternType.PREFIXED,
+                                AclOperation.WRITE));
+                acls.add(
+                        allow(
+                                principal,
+                                ResourceType.TRANSACTIONAL_ID,
+                                prefix,
+                                PatternType.PREFIXED,
+                                AclOperation.DESCRIBE));
             }
         }
         return acls;
@@ -68,31 +116,54 @@ public final class RequiredAcls {
      * {@code kafka-acls.sh} lines adding {@code acls}, one per resource; a comment line first when
      * the job reads a topic pattern, whose topics cannot be named here.
      */
-    public static List<String> kafkaAclsLines(List<AclBinding> acls, ReadableConfig config, String bootstrapServers) {
+    public static List<String> kafkaAclsLines(
+            List<AclBinding> acls, ReadableConfig config, String bootstrapServers) {
         List<String> lines = new ArrayList<>();
-        config.getOptional(SourceOptions.TOPIC_PATTERN).filter(p -> SourceOptions.topics(config).isEmpty()).ifPresent(pattern ->
-                lines.add("# source.topic-pattern /" + pattern + "/: also Read and Describe on every topic it matches"));
+        config.getOptional(SourceOptions.TOPIC_PATTERN)
+                .filter(p -> SourceOptions.topics(config).isEmpty())
+                .ifPresent(
+                        pattern ->
+                                lines.add(
+                                        "# source.topic-pattern /"
+                                                + pattern
+                                                + "/: also Read and Describe on every topic it matches"));
         Map<ResourcePattern, Map<String, List<AclOperation>>> byResource = new LinkedHashMap<>();
         for (AclBinding acl : acls) {
-            byResource.computeIfAbsent(acl.pattern(), r -> new LinkedHashMap<>())
+            byResource
+                    .computeIfAbsent(acl.pattern(), r -> new LinkedHashMap<>())
                     .computeIfAbsent(acl.entry().principal(), p -> new ArrayList<>())
                     .add(acl.entry().operation());
         }
-        byResource.forEach((resource, principals) -> principals.forEach((principal, operations) -> lines.add(
-                "kafka-acls.sh --bootstrap-server " + bootstrapServers + " --add --allow-principal " + principal
-                        + operations.stream().map(o -> " --operation " + name(o)).collect(Collectors.joining())
-                        + " " + resourceFlag(resource))));
+        byResource.forEach(
+                (resource, principals) ->
+                        principals.forEach(
+                                (principal, operations) ->
+                                        lines.add(
+                                                "kafka-acls.sh --bootstrap-server "
+                                                        + bootstrapServers
+                                                        + " --add --allow-principal "
+                                                        + principal
+                                                        + operations.stream()
+                                                                .map(o -> " --operation " + name(o))
+                                                                .collect(Collectors.joining())
+                                                        + " "
+                                                        + resourceFlag(resource))));
         return lines;
     }
 
     private static String resourceFlag(ResourcePattern resource) {
-        String flag = switch (resource.resourceType()) {
-            case TOPIC -> "--topic " + resource.name();
-            case GROUP -> "--group " + resource.name();
-            case TRANSACTIONAL_ID -> "--transactional-id " + resource.name();
-            default -> throw new IllegalArgumentException("no ACL of a job is on a " + resource.resourceType());
-        };
-        return resource.patternType() == PatternType.PREFIXED ? flag + " --resource-pattern-type prefixed" : flag;
+        String flag =
+                switch (resource.resourceType()) {
+                    case TOPIC -> "--topic " + resource.name();
+                    case GROUP -> "--group " + resource.name();
+                    case TRANSACTIONAL_ID -> "--transactional-id " + resource.name();
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "no ACL of a job is on a " + resource.resourceType());
+                };
+        return resource.patternType() == PatternType.PREFIXED
+                ? flag + " --resource-pattern-type prefixed"
+                : flag;
     }
 
     /** As kafka-acls.sh spells an operation: Read, Describe, Write. */
@@ -101,7 +172,14 @@ public final class RequiredAcls {
         return Character.toUpperCase(lower.charAt(0)) + lower.substring(1);
     }
 
-    private static AclBinding allow(String principal, ResourceType type, String name, PatternType pattern, AclOperation op) {
-        return new AclBinding(new ResourcePattern(type, name, pattern), new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW));
+    private static AclBinding allow(
+            String principal,
+            ResourceType type,
+            String name,
+            PatternType pattern,
+            AclOperation op) {
+        return new AclBinding(
+                new ResourcePattern(type, name, pattern),
+                new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW));
     }
 }

@@ -5,9 +5,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Eight bytes of an array read as one long, and the bit tests that check all eight at once
- * ("Bit Twiddling Hacks"): how {@link Utf8} finds ASCII runs and the sink finds printable text
- * without a branch per byte.
+ * Eight bytes of an array read as one long, and the bit tests that check all eight at once ("Bit
+ * Twiddling Hacks"): how {@link Utf8} finds ASCII runs and the sink finds printable text without a
+ * branch per byte.
  */
 public final class ByteWords {
 
@@ -17,7 +17,8 @@ public final class ByteWords {
     /** Each byte's high bit: none set means all eight bytes are ASCII. */
     public static final long HIGH_BITS = 0x8080808080808080L;
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private ByteWords() {}
 

@@ -29,9 +29,9 @@ public final class Utf8 {
             }
             int b1 = bytes[i + 1] & 0xff;
             boolean secondOk =
-                    b0 == 0xe0 ? b1 >= 0xa0 && b1 <= 0xbf
-                    : b0 == 0xed ? b1 >= 0x80 && b1 <= 0x9f
-                    : b1 >= 0x80 && b1 <= 0xbf;
+                    b0 == 0xe0
+                            ? b1 >= 0xa0 && b1 <= 0xbf
+                            : b0 == 0xed ? b1 >= 0x80 && b1 <= 0x9f : b1 >= 0x80 && b1 <= 0xbf;
             return secondOk && isContinuation(bytes[i + 2]) ? 3 : 0;
         }
         if (b0 >= 0xf0 && b0 <= 0xf4) {
@@ -40,9 +40,9 @@ public final class Utf8 {
             }
             int b1 = bytes[i + 1] & 0xff;
             boolean secondOk =
-                    b0 == 0xf0 ? b1 >= 0x90 && b1 <= 0xbf
-                    : b0 == 0xf4 ? b1 >= 0x80 && b1 <= 0x8f
-                    : b1 >= 0x80 && b1 <= 0xbf;
+                    b0 == 0xf0
+                            ? b1 >= 0x90 && b1 <= 0xbf
+                            : b0 == 0xf4 ? b1 >= 0x80 && b1 <= 0x8f : b1 >= 0x80 && b1 <= 0xbf;
             return secondOk && isContinuation(bytes[i + 2]) && isContinuation(bytes[i + 3]) ? 4 : 0;
         }
         return 0;
@@ -53,7 +53,8 @@ public final class Utf8 {
         int end = offset + length;
         int i = offset;
         while (i < end) {
-            // ASCII, the common case: eight bytes at a time (it was a tenth of ingest's CPU byte by byte).
+            // ASCII, the common case: eight bytes at a time (it was a tenth of ingest's CPU byte by
+            // byte).
             while (i + Long.BYTES <= end && (ByteWords.at(bytes, i) & ByteWords.HIGH_BITS) == 0) {
                 i += Long.BYTES;
             }
@@ -80,8 +81,11 @@ public final class Utf8 {
             case 1 -> b0;
             case 2 -> ((b0 & 0x1f) << 6) | (bytes[i + 1] & 0x3f);
             case 3 -> ((b0 & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f);
-            default -> ((b0 & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6)
-                    | (bytes[i + 3] & 0x3f);
+            default ->
+                    ((b0 & 0x07) << 18)
+                            | ((bytes[i + 1] & 0x3f) << 12)
+                            | ((bytes[i + 2] & 0x3f) << 6)
+                            | (bytes[i + 3] & 0x3f);
         };
     }
 

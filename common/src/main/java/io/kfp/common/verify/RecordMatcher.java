@@ -23,18 +23,18 @@ import org.apache.kafka.common.header.Headers;
  *
  * <p>Each record is reduced to two fingerprints: its <em>content</em> (the first 64 bits of the
  * SHA-256 of key, value, headers and timestamp: equal content, equal fingerprint; two different
- * records share one with a chance of about n&sup2;/2&sup6;&sup5;, 10<sup>-7</sup> for two million) and its
- * <em>identity</em> (a cheap hash of key and timestamp, which an altered copy keeps). Records
- * are spread over buckets by identity, so the copies of a record, and an altered copy with the
- * original, always meet in one bucket. With more records than fit one bucket
- * ({@code bucketEntries}, known before reading from the offset ranges), the buckets are files
- * of 28 bytes per record under the work directory, read back one at a time: memory holds one
- * bucket (about 48 bytes per record), never the whole topic.
+ * records share one with a chance of about n&sup2;/2&sup6;&sup5;, 10<sup>-7</sup> for two million)
+ * and its <em>identity</em> (a cheap hash of key and timestamp, which an altered copy keeps).
+ * Records are spread over buckets by identity, so the copies of a record, and an altered copy with
+ * the original, always meet in one bucket. With more records than fit one bucket ({@code
+ * bucketEntries}, known before reading from the offset ranges), the buckets are files of 28 bytes
+ * per record under the work directory, read back one at a time: memory holds one bucket (about 48
+ * bytes per record), never the whole topic.
  *
  * <p>In a bucket, records of equal content pair up input with output: the pairs are matched,
- * further output copies are duplicates. What is left pairs up by identity: an input and an
- * output record of the same key and timestamp are one altered record; an input left alone is
- * missing, an output left alone unexpected.
+ * further output copies are duplicates. What is left pairs up by identity: an input and an output
+ * record of the same key and timestamp are one altered record; an input left alone is missing, an
+ * output left alone unexpected.
  */
 final class RecordMatcher implements AutoCloseable {
 
@@ -51,10 +51,16 @@ final class RecordMatcher implements AutoCloseable {
         }
     }
 
-    private static final Comparator<Entry> BY_CONTENT = Comparator.comparingLong(Entry::content)
-            .thenComparingInt(e -> e.where() & 1).thenComparingInt(Entry::where).thenComparingLong(Entry::offset);
-    private static final Comparator<Entry> BY_IDENTITY = Comparator.comparingLong(Entry::identity)
-            .thenComparingInt(e -> e.where() & 1).thenComparingInt(Entry::where).thenComparingLong(Entry::offset);
+    private static final Comparator<Entry> BY_CONTENT =
+            Comparator.comparingLong(Entry::content)
+                    .thenComparingInt(e -> e.where() & 1)
+                    .thenComparingInt(Entry::where)
+                    .thenComparingLong(Entry::offset);
+    private static final Comparator<Entry> BY_IDENTITY =
+            Comparator.comparingLong(Entry::identity)
+                    .thenComparingInt(e -> e.where() & 1)
+                    .thenComparingInt(Entry::where)
+                    .thenComparingLong(Entry::offset);
 
     private final MessageDigest sha256;
     private final List<Entry> inMemory;
@@ -84,15 +90,24 @@ final class RecordMatcher implements AutoCloseable {
             try {
                 Files.createDirectories(workDir);
                 directory = Files.createTempDirectory(workDir, "kfp-verify-");
-                // Also on Ctrl-C: the JVM deletes in reverse order, the files before their directory.
+                // Also on Ctrl-C: the JVM deletes in reverse order, the files before their
+                // directory.
                 directory.toFile().deleteOnExit();
                 for (int i = 0; i < files.length; i++) {
-                    files[i] = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(bucket(i)), 16 * 1024));
+                    files[i] =
+                            new DataOutputStream(
+                                    new BufferedOutputStream(
+                                            Files.newOutputStream(bucket(i)), 16 * 1024));
                     bucket(i).toFile().deleteOnExit();
                 }
             } catch (IOException e) {
                 close();
-                throw new UncheckedIOException("cannot write the verifier's bucket files under " + workDir + ": " + e.getMessage(), e);
+                throw new UncheckedIOException(
+                        "cannot write the verifier's bucket files under "
+                                + workDir
+                                + ": "
+                                + e.getMessage(),
+                        e);
             }
         }
     }
@@ -107,8 +122,20 @@ final class RecordMatcher implements AutoCloseable {
         return directory;
     }
 
-    void add(boolean output, int partition, long offset, byte[] key, byte[] value, Headers headers, long timestamp) {
-        Entry entry = new Entry(identity(key, timestamp), content(key, value, headers, timestamp), partition << 1 | (output ? 1 : 0), offset);
+    void add(
+            boolean output,
+            int partition,
+            long offset,
+            byte[] key,
+            byte[] value,
+            Headers headers,
+            long timestamp) {
+        Entry entry =
+                new Entry(
+                        identity(key, timestamp),
+                        content(key, value, headers, timestamp),
+                        partition << 1 | (output ? 1 : 0),
+                        offset);
         if (files == null) {
             inMemory.add(entry);
             return;
@@ -120,7 +147,12 @@ final class RecordMatcher implements AutoCloseable {
             file.writeInt(entry.where());
             file.writeLong(entry.offset());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write a bucket file under " + directory + " (is the disk full?): " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot write a bucket file under "
+                            + directory
+                            + " (is the disk full?): "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -138,7 +170,8 @@ final class RecordMatcher implements AutoCloseable {
                 matchBucket(read(bucket(i)));
                 Files.delete(bucket(i));
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read back the bucket file " + bucket(i) + ": " + e.getMessage(), e);
+                throw new UncheckedIOException(
+                        "cannot read back the bucket file " + bucket(i) + ": " + e.getMessage(), e);
             }
         }
     }
@@ -153,19 +186,26 @@ final class RecordMatcher implements AutoCloseable {
             int inputs = firstOutput - from;
             int outputs = to - firstOutput;
             int pairs = Math.min(inputs, outputs);
-            // Exactly once: as many copies as the input has; with more, the input's records count under none.
+            // Exactly once: as many copies as the input has; with more, the input's records count
+            // under none.
             verdict.matched(outputs > inputs ? 0 : pairs);
             left.addAll(entries.subList(from + pairs, firstOutput));
             Entry input = inputs > 0 ? entries.get(from) : null;
             Entry copy = outputs > 0 ? entries.get(firstOutput) : null;
             if (pairs == 0 && copy != null) {
-                // Content the input never had: the first copy is unexpected or altered, the others copies of it.
+                // Content the input never had: the first copy is unexpected or altered, the others
+                // copies of it.
                 left.add(copy);
             }
             // Copies beyond the pairs; with no input of this content, beyond the first.
             for (int i = firstOutput + Math.max(pairs, 1); i < to; i++) {
                 Entry extra = entries.get(i);
-                verdict.duplicated(() -> at(extra) + ", a copy of " + at(copy) + (input == null ? "" : " (input " + at(input) + ")"));
+                verdict.duplicated(
+                        () ->
+                                at(extra)
+                                        + ", a copy of "
+                                        + at(copy)
+                                        + (input == null ? "" : " (input " + at(input) + ")"));
             }
         }
         left.sort(BY_IDENTITY);
@@ -188,7 +228,8 @@ final class RecordMatcher implements AutoCloseable {
      * The group of entries from {@code from} on that share {@code key}, in a list sorted by it with
      * inputs first: {first output, end}, both as indexes.
      */
-    private static int[] group(List<Entry> entries, int from, java.util.function.ToLongFunction<Entry> key) {
+    private static int[] group(
+            List<Entry> entries, int from, java.util.function.ToLongFunction<Entry> key) {
         long value = key.applyAsLong(entries.get(from));
         int firstOutput = from;
         int to = from;
@@ -206,7 +247,9 @@ final class RecordMatcher implements AutoCloseable {
 
     private static List<Entry> read(Path file) throws IOException {
         List<Entry> entries = new ArrayList<>(Math.toIntExact(Files.size(file) / ENTRY_BYTES));
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 64 * 1024))) {
+        try (DataInputStream in =
+                new DataInputStream(
+                        new BufferedInputStream(Files.newInputStream(file), 64 * 1024))) {
             while (true) {
                 long identity;
                 try {
@@ -225,8 +268,8 @@ final class RecordMatcher implements AutoCloseable {
 
     /**
      * Key and timestamp, what an altered copy keeps (64-bit FNV-1a of the key, mixed with the
-     * timestamp). Two different keys that collide here only pair a missing with an unexpected record
-     * as "altered"; a match needs equal content.
+     * timestamp). Two different keys that collide here only pair a missing with an unexpected
+     * record as "altered"; a match needs equal content.
      */
     static long identity(byte[] key, long timestamp) {
         long k = 0xcbf29ce484222325L;
@@ -246,7 +289,9 @@ final class RecordMatcher implements AutoCloseable {
         return h ^ (h >>> 33);
     }
 
-    /** Everything the relay must keep, each part length-prefixed so that no two records read alike. */
+    /**
+     * Everything the relay must keep, each part length-prefixed so that no two records read alike.
+     */
     long content(byte[] key, byte[] value, Headers headers, long timestamp) {
         sha256.reset();
         bytes(key);
@@ -305,7 +350,12 @@ final class RecordMatcher implements AutoCloseable {
             }
         }
         if (first != null) {
-            throw new UncheckedIOException("cannot remove the verifier's bucket files under " + directory + ": " + first.getMessage(), first);
+            throw new UncheckedIOException(
+                    "cannot remove the verifier's bucket files under "
+                            + directory
+                            + ": "
+                            + first.getMessage(),
+                    first);
         }
     }
 }

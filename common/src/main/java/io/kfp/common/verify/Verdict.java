@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * What {@link RelayVerifier} found: how many input records the output holds exactly once, and
- * how many are missing, duplicated, altered or unexpected, each with its first few examples
- * ({@code topic-partition@offset}).
+ * What {@link RelayVerifier} found: how many input records the output holds exactly once, and how
+ * many are missing, duplicated, altered or unexpected, each with its first few examples ({@code
+ * topic-partition@offset}).
  */
 public final class Verdict {
 
@@ -23,8 +23,13 @@ public final class Verdict {
         MISSING("missing", "input records not in the output"),
         /** An output record more often than the input has it. */
         DUPLICATED("duplicated", "output records that are a further copy of one already there"),
-        /** An output record with the key and timestamp of a missing input record, but another value or other headers. */
-        ALTERED("altered", "input records whose copy has the same key and timestamp but another value or headers"),
+        /**
+         * An output record with the key and timestamp of a missing input record, but another value
+         * or other headers.
+         */
+        ALTERED(
+                "altered",
+                "input records whose copy has the same key and timestamp but another value or headers"),
         /** An output record the input does not have, not even with its key and timestamp. */
         UNEXPECTED("unexpected", "output records that match no input record");
 
@@ -59,7 +64,9 @@ public final class Verdict {
         this.took = took;
     }
 
-    /** Whether every input record is in the output exactly once and the output holds nothing else. */
+    /**
+     * Whether every input record is in the output exactly once and the output holds nothing else.
+     */
     public boolean clean() {
         return counts.values().stream().allMatch(c -> c == 0);
     }
@@ -68,7 +75,9 @@ public final class Verdict {
         return counts.get(kind);
     }
 
-    /** The first few examples of {@code kind}, as {@code topic-partition@offset} and what they are. */
+    /**
+     * The first few examples of {@code kind}, as {@code topic-partition@offset} and what they are.
+     */
     public List<String> examples(Kind kind) {
         return examples.get(kind);
     }
@@ -89,9 +98,21 @@ public final class Verdict {
     /** The counts and examples on one line, for a test's failure message. */
     @Override
     public String toString() {
-        StringBuilder line = new StringBuilder("input " + inputRecords + ", output " + outputRecords + ", exactly once " + matched);
+        StringBuilder line =
+                new StringBuilder(
+                        "input "
+                                + inputRecords
+                                + ", output "
+                                + outputRecords
+                                + ", exactly once "
+                                + matched);
         for (Kind kind : Kind.values()) {
-            line.append(", ").append(kind.label).append(' ').append(counts.get(kind)).append(' ').append(examples.get(kind));
+            line.append(", ")
+                    .append(kind.label)
+                    .append(' ')
+                    .append(counts.get(kind))
+                    .append(' ')
+                    .append(examples.get(kind));
         }
         return line.toString();
     }
@@ -102,22 +123,36 @@ public final class Verdict {
         String row = "  %-12s %" + width + "d  %s%n";
         out.printf(Locale.ROOT, "input  %s: %d records%n", from, inputRecords);
         out.printf(Locale.ROOT, "output %s: %d records%n", to, outputRecords);
-        out.printf(Locale.ROOT, row, "exactly once", matched, "input records the output holds once, byte for byte");
+        out.printf(
+                Locale.ROOT,
+                row,
+                "exactly once",
+                matched,
+                "input records the output holds once, byte for byte");
         for (Kind kind : Kind.values()) {
             out.printf(Locale.ROOT, row, kind.label, counts.get(kind), kind.meaning);
             for (String example : examples.get(kind)) {
                 out.println("      " + example);
             }
             if (counts.get(kind) > examples.get(kind).size()) {
-                out.println("      ... and " + (counts.get(kind) - examples.get(kind).size()) + " more");
+                out.println(
+                        "      ... and "
+                                + (counts.get(kind) - examples.get(kind).size())
+                                + " more");
             }
         }
         double seconds = Math.max(took.toMillis(), 1) / 1000.0;
-        out.printf(Locale.ROOT, "read and matched %d records in %.1f s (%,.0f records/s)%s%n", inputRecords + outputRecords, seconds,
-                (inputRecords + outputRecords) / seconds, buckets == 1 ? "" : ", in " + buckets + " buckets on disk");
-        out.println(clean()
-                ? "clean: every input record is in the output exactly once (key, value, headers and timestamp alike)"
-                : "NOT clean: the output is not an exactly-once copy of the input");
+        out.printf(
+                Locale.ROOT,
+                "read and matched %d records in %.1f s (%,.0f records/s)%s%n",
+                inputRecords + outputRecords,
+                seconds,
+                (inputRecords + outputRecords) / seconds,
+                buckets == 1 ? "" : ", in " + buckets + " buckets on disk");
+        out.println(
+                clean()
+                        ? "clean: every input record is in the output exactly once (key, value, headers and timestamp alike)"
+                        : "NOT clean: the output is not an exactly-once copy of the input");
     }
 
     /** Collects counts and examples while records are matched. */

@@ -30,15 +30,19 @@ class FaultToleranceTest {
                 .containsEntry("execution.checkpointing.min-pause", "500 ms")
                 .containsEntry("execution.checkpointing.timeout", "1 min")
                 .containsEntry("execution.checkpointing.max-concurrent-checkpoints", "1")
-                .containsEntry("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
+                .containsEntry(
+                        "execution.checkpointing.externalized-checkpoint-retention",
+                        "RETAIN_ON_CANCELLATION")
                 .containsEntry("state.backend.type", "rocksdb")
                 .containsEntry("execution.checkpointing.incremental", "true")
                 .containsEntry("restart-strategy.type", "exponential-delay")
-                .containsEntry("restart-strategy.exponential-delay.attempts-before-reset-backoff", "10")
+                .containsEntry(
+                        "restart-strategy.exponential-delay.attempts-before-reset-backoff", "10")
                 .containsEntry("restart-strategy.exponential-delay.initial-backoff", "1 s")
                 .containsEntry("restart-strategy.exponential-delay.max-backoff", "1 min")
                 .containsEntry("restart-strategy.exponential-delay.backoff-multiplier", "2.0")
-                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "10 min")
+                .containsEntry(
+                        "restart-strategy.exponential-delay.reset-backoff-threshold", "10 min")
                 .containsEntry("pipeline.name", "relay-job");
         assertThat(f.get("execution.checkpointing.dir"))
                 .isEqualTo(Path.of("kfp-state/checkpoints").toAbsolutePath().toUri().toString());
@@ -47,13 +51,18 @@ class FaultToleranceTest {
     @Test
     void aFailureAfterTheResetTimeIsANewIncident() {
         assertThat(flink("--restart.reset-after", "30 s"))
-                .containsEntry("restart-strategy.exponential-delay.reset-backoff-threshold", "30 s");
+                .containsEntry(
+                        "restart-strategy.exponential-delay.reset-backoff-threshold", "30 s");
     }
 
     @Test
     void checkpointingOffSetsNoInterval() {
         Map<String, String> f =
-                flink("--checkpoint.enabled", "false", "--sink.delivery-guarantee", "at-least-once");
+                flink(
+                        "--checkpoint.enabled",
+                        "false",
+                        "--sink.delivery-guarantee",
+                        "at-least-once");
         assertThat(f).doesNotContainKey("execution.checkpointing.interval");
     }
 
@@ -76,7 +85,9 @@ class FaultToleranceTest {
         assertThat(f)
                 .containsEntry("execution.checkpointing.interval", "2 s")
                 .containsEntry("execution.checkpointing.mode", "AT_LEAST_ONCE")
-                .containsEntry("execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION")
+                .containsEntry(
+                        "execution.checkpointing.externalized-checkpoint-retention",
+                        "DELETE_ON_CANCELLATION")
                 .containsEntry("execution.checkpointing.dir", "s3://bucket/ckpt")
                 .containsEntry("execution.checkpointing.savepoint-dir", "hdfs://nn:8020/sp")
                 .containsEntry("state.backend.type", "hashmap")
@@ -85,7 +96,8 @@ class FaultToleranceTest {
                 .containsEntry("restart-strategy.fixed-delay.attempts", "3")
                 .containsEntry("restart-strategy.fixed-delay.delay", "2 s")
                 .containsEntry("parallelism.default", "4");
-        assertThat(flink("--restart.strategy", "none")).containsEntry("restart-strategy.type", "none");
+        assertThat(flink("--restart.strategy", "none"))
+                .containsEntry("restart-strategy.type", "none");
         assertThat(flink("--execution.state-recovery.path", "file:/ckpt/chk-3"))
                 .containsEntry("execution.state-recovery.path", "file:/ckpt/chk-3");
         assertThat(flink()).doesNotContainKey("execution.state-recovery.path");

@@ -3,16 +3,16 @@ package io.kfp.common.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.KafkaSinkOptions;
+import io.kfp.common.kafka.SourceOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.SourceOptions;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.configuration.ConfigOption;
 import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,11 +31,14 @@ class ConfigLoaderTest {
                 "checkpoint:\n  interval: 2 s\n  timeout: 30 s\n  min-pause: 100 ms\nsink.topic: from-file\n");
         Map<String, String> env =
                 Map.of("KFP_CHECKPOINT_TIMEOUT", "20 s", "KFP_CHECKPOINT_MIN_PAUSE", "200 ms");
-        Map<String, String> jobDefaults = Map.of("checkpoint.interval", "9 s", "sink.topic", "default-topic");
+        Map<String, String> jobDefaults =
+                Map.of("checkpoint.interval", "9 s", "sink.topic", "default-topic");
 
         RawConfig raw =
                 ConfigLoader.load(
-                                new String[] {"--config", file.toString(), "--checkpoint.min-pause", "300 ms"},
+                                new String[] {
+                                    "--config", file.toString(), "--checkpoint.min-pause", "300 ms"
+                                },
                                 env,
                                 jobDefaults,
                                 GROUPS)
@@ -44,7 +47,8 @@ class ConfigLoaderTest {
         assertThat(raw.entry("checkpoint.interval").value()).isEqualTo("2 s");
         assertThat(raw.entry("checkpoint.interval").origin()).isEqualTo("file " + file);
         assertThat(raw.entry("checkpoint.timeout").value()).isEqualTo("20 s");
-        assertThat(raw.entry("checkpoint.timeout").origin()).isEqualTo("environment KFP_CHECKPOINT_TIMEOUT");
+        assertThat(raw.entry("checkpoint.timeout").origin())
+                .isEqualTo("environment KFP_CHECKPOINT_TIMEOUT");
         assertThat(raw.entry("checkpoint.min-pause").value()).isEqualTo("300 ms");
         assertThat(raw.entry("checkpoint.min-pause").origin()).isEqualTo("command line");
         assertThat(raw.entry("sink.topic").value()).isEqualTo("from-file");
@@ -63,9 +67,15 @@ class ConfigLoaderTest {
         Path file = dir.resolve("job.properties");
         Files.writeString(file, "sink.topic = out\nkafka.properties.linger.ms=7\n");
         RawConfig raw =
-                ConfigLoader.load(new String[0], Map.of("KFP_CONFIG", file.toString()), Map.of(), GROUPS)
+                ConfigLoader.load(
+                                new String[0],
+                                Map.of("KFP_CONFIG", file.toString()),
+                                Map.of(),
+                                GROUPS)
                         .raw();
-        assertThat(raw.values()).containsEntry("sink.topic", "out").containsEntry("kafka.properties.linger.ms", "7");
+        assertThat(raw.values())
+                .containsEntry("sink.topic", "out")
+                .containsEntry("kafka.properties.linger.ms", "7");
     }
 
     @Test
@@ -73,7 +83,8 @@ class ConfigLoaderTest {
         Path file = dir.resolve("job.yml");
         Files.writeString(file, "source:\n  topics: [a, b]\n");
         RawConfig raw =
-                ConfigLoader.load(new String[] {"--config=" + file}, Map.of(), Map.of(), GROUPS).raw();
+                ConfigLoader.load(new String[] {"--config=" + file}, Map.of(), Map.of(), GROUPS)
+                        .raw();
         assertThat(raw.entry("source.topics").value()).isEqualTo("a,b");
     }
 
@@ -93,13 +104,18 @@ class ConfigLoaderTest {
                 .doesNotContainKey("home");
         assertThat(loaded.syntaxProblems()).isEmpty();
         assertThat(loaded.warnings())
-                .containsExactly("environment variable KFP_NOT_AN_OPTION is not an option of this job; ignored.");
+                .containsExactly(
+                        "environment variable KFP_NOT_AN_OPTION is not an option of this job; ignored.");
     }
 
     @Test
     void kfpsOwnVariablesAreAWarningNotAnError() {
         ConfigLoader.Loaded loaded =
-                ConfigLoader.load(new String[0], Map.of("KFP_HOME", "/opt/kfp", "KFP_SINK_TOPIK", "x"), Map.of(), GROUPS);
+                ConfigLoader.load(
+                        new String[0],
+                        Map.of("KFP_HOME", "/opt/kfp", "KFP_SINK_TOPIK", "x"),
+                        Map.of(),
+                        GROUPS);
         assertThat(loaded.raw().values()).isEmpty();
         assertThat(loaded.warnings())
                 .containsExactly(
@@ -114,10 +130,19 @@ class ConfigLoaderTest {
         Files.writeString(a, "sink.topic: a\n");
         Files.writeString(b, "sink.topic: b\n");
         ConfigLoader.Loaded loaded =
-                ConfigLoader.load(new String[] {"--config", a.toString(), "--config=" + b}, Map.of(), Map.of(), GROUPS);
+                ConfigLoader.load(
+                        new String[] {"--config", a.toString(), "--config=" + b},
+                        Map.of(),
+                        Map.of(),
+                        GROUPS);
         assertThat(loaded.syntaxProblems())
                 .singleElement()
-                .satisfies(p -> assertThat(p.describe()).contains(b.toString(), "a second config file (the first is " + a + ")"));
+                .satisfies(
+                        p ->
+                                assertThat(p.describe())
+                                        .contains(
+                                                b.toString(),
+                                                "a second config file (the first is " + a + ")"));
     }
 
     @Test
@@ -125,13 +150,15 @@ class ConfigLoaderTest {
         Path broken = dir.resolve("job.yaml");
         Files.writeString(broken, "job:\n  name: relay\n checkpoint.interval: 5 s\n");
         ConfigLoader.Loaded loaded =
-                ConfigLoader.load(new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+                ConfigLoader.load(
+                        new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
         assertThat(loaded.fileUnreadable()).isTrue();
         assertThat(loaded.syntaxProblems())
                 .singleElement()
                 .extracting(ConfigProblem::problem)
                 .asString()
-                .isEqualTo("the file is not valid YAML: line 3, column 2: expected <block end>, but found '<block mapping start>'");
+                .isEqualTo(
+                        "the file is not valid YAML: line 3, column 2: expected <block end>, but found '<block mapping start>'");
     }
 
     @Test
@@ -139,8 +166,12 @@ class ConfigLoaderTest {
         Path broken = dir.resolve("secret.yaml");
         Files.writeString(broken, "kafka.properties.sasl.jaas.config: [password=hunter2\n");
         ConfigLoader.Loaded loaded =
-                ConfigLoader.load(new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
-        assertThat(loaded.syntaxProblems()).singleElement().extracting(ConfigProblem::describe).asString()
+                ConfigLoader.load(
+                        new String[] {"--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+        assertThat(loaded.syntaxProblems())
+                .singleElement()
+                .extracting(ConfigProblem::describe)
+                .asString()
                 .contains("line 2, column 1")
                 .doesNotContain("hunter2");
     }
@@ -148,7 +179,11 @@ class ConfigLoaderTest {
     @Test
     void everyDeclaredKeyHasADistinctEnvironmentName() {
         List<OptionGroup> all =
-                JobSpec.builder("any", "").group(SourceOptions.GROUP).group(KafkaSinkOptions.GROUP).workflow(c -> env -> {}).groups();
+                JobSpec.builder("any", "")
+                        .group(SourceOptions.GROUP)
+                        .group(KafkaSinkOptions.GROUP)
+                        .workflow(c -> env -> {})
+                        .groups();
         List<String> names = new ArrayList<>();
         for (OptionGroup group : all) {
             for (ConfigOption<?> option : group.options()) {
@@ -166,13 +201,19 @@ class ConfigLoaderTest {
         Files.writeString(file, "checkpoint.interval: 9 s\n");
         RawConfig raw =
                 ConfigLoader.load(
-                                new String[] {"--config", file.toString(), "--execution.checkpointing.interval", "7 s"},
+                                new String[] {
+                                    "--config",
+                                    file.toString(),
+                                    "--execution.checkpointing.interval",
+                                    "7 s"
+                                },
                                 Map.of("KFP_CHECKPOINT_INTERVAL", "8 s"),
                                 Map.of(),
                                 GROUPS)
                         .raw();
         assertThat(raw.entry("checkpoint.interval").value()).isEqualTo("7 s");
-        assertThat(raw.entry("checkpoint.interval").writtenAs()).isEqualTo("execution.checkpointing.interval");
+        assertThat(raw.entry("checkpoint.interval").writtenAs())
+                .isEqualTo("execution.checkpointing.interval");
         assertThat(raw.contains("execution.checkpointing.interval")).isFalse();
 
         RawConfig envWins =
@@ -187,19 +228,29 @@ class ConfigLoaderTest {
 
     @Test
     void strayArgumentsNeverShowSecrets() {
-        assertThat(ConfigLoader.strayForDisplay("-kafka.properties.ssl.key.password=changeit", null))
+        assertThat(
+                        ConfigLoader.strayForDisplay(
+                                "-kafka.properties.ssl.key.password=changeit", null))
                 .isEqualTo("******");
-        assertThat(ConfigLoader.strayForDisplay("hunter2", "-kafka.properties.sasl.password")).isEqualTo("******");
-        assertThat(ConfigLoader.strayForDisplay("x LoginModule required password=\"p\";", "--a")).isEqualTo("******");
-        assertThat(ConfigLoader.strayForDisplay("-sink.topic=out", null)).isEqualTo("-sink.topic=out");
+        assertThat(ConfigLoader.strayForDisplay("hunter2", "-kafka.properties.sasl.password"))
+                .isEqualTo("******");
+        assertThat(ConfigLoader.strayForDisplay("x LoginModule required password=\"p\";", "--a"))
+                .isEqualTo("******");
+        assertThat(ConfigLoader.strayForDisplay("-sink.topic=out", null))
+                .isEqualTo("-sink.topic=out");
         assertThat(ConfigLoader.strayForDisplay("relay", null)).isEqualTo("relay");
     }
 
     @Test
     void aSecretsValueThatStartsWithTwoDashesIsItsValueNotAnUnknownOption() {
-        ConfigLoader.Loaded loaded = ConfigLoader.load(
-                new String[] {"--kafka.properties.ssl.key.password", "--s3cr3t", "--sink.topic", "out"},
-                Map.of(), Map.of(), GROUPS);
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
+                        new String[] {
+                            "--kafka.properties.ssl.key.password", "--s3cr3t", "--sink.topic", "out"
+                        },
+                        Map.of(),
+                        Map.of(),
+                        GROUPS);
         assertThat(loaded.raw().values())
                 .containsEntry("kafka.properties.ssl.key.password", "--s3cr3t")
                 .containsEntry("sink.topic", "out")
@@ -211,7 +262,13 @@ class ConfigLoaderTest {
     void commandLineFormsAndHelp() {
         ConfigLoader.Loaded loaded =
                 ConfigLoader.load(
-                        new String[] {"--sink.topic=out", "--preflight.skip", "--checkpoint.enabled", "false", "-h"},
+                        new String[] {
+                            "--sink.topic=out",
+                            "--preflight.skip",
+                            "--checkpoint.enabled",
+                            "false",
+                            "-h"
+                        },
                         Map.of(),
                         Map.of(),
                         GROUPS);
@@ -228,7 +285,11 @@ class ConfigLoaderTest {
         Path broken = dir.resolve("broken.yaml");
         Files.writeString(broken, "a: [unclosed\n");
         ConfigLoader.Loaded stray =
-                ConfigLoader.load(new String[] {"relay", "--config", broken.toString()}, Map.of(), Map.of(), GROUPS);
+                ConfigLoader.load(
+                        new String[] {"relay", "--config", broken.toString()},
+                        Map.of(),
+                        Map.of(),
+                        GROUPS);
         assertThat(stray.syntaxProblems())
                 .extracting(ConfigProblem::describe)
                 .anySatisfy(d -> assertThat(d).startsWith("relay").contains("unexpected argument"))
@@ -236,14 +297,21 @@ class ConfigLoaderTest {
 
         ConfigLoader.Loaded missing =
                 ConfigLoader.load(
-                        new String[] {"--config", dir.resolve("nope.yaml").toString()}, Map.of(), Map.of(), GROUPS);
+                        new String[] {"--config", dir.resolve("nope.yaml").toString()},
+                        Map.of(),
+                        Map.of(),
+                        GROUPS);
         assertThat(missing.syntaxProblems())
                 .singleElement()
                 .extracting(ConfigProblem::describe)
                 .asString()
                 .contains("nope.yaml", "does not exist");
 
-        ConfigLoader.Loaded dangling = ConfigLoader.load(new String[] {"--config"}, Map.of(), Map.of(), GROUPS);
-        assertThat(dangling.syntaxProblems()).singleElement().extracting(ConfigProblem::problem).isEqualTo("no file given.");
+        ConfigLoader.Loaded dangling =
+                ConfigLoader.load(new String[] {"--config"}, Map.of(), Map.of(), GROUPS);
+        assertThat(dangling.syntaxProblems())
+                .singleElement()
+                .extracting(ConfigProblem::problem)
+                .isEqualTo("no file given.");
     }
 }

@@ -1,7 +1,6 @@
 package io.kfp.common.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.entry.JobSpec;
@@ -51,7 +50,8 @@ class ConfigValidatorTest {
     void defaultsAreValid() {
         Configuration config = valid();
         assertThat(config.get(CheckpointOptions.INTERVAL)).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE))
+                .isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(config.get(JobOptions.NAME)).isEqualTo("test-job");
     }
 
@@ -90,7 +90,9 @@ class ConfigValidatorTest {
 
     @Test
     void enumValuesAreCaseInsensitive() {
-        assertThat(valid("--sink.delivery-guarantee", "AT-LEAST-ONCE").get(KafkaSinkOptions.DELIVERY_GUARANTEE))
+        assertThat(
+                        valid("--sink.delivery-guarantee", "AT-LEAST-ONCE")
+                                .get(KafkaSinkOptions.DELIVERY_GUARANTEE))
                 .isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
     }
 
@@ -102,12 +104,17 @@ class ConfigValidatorTest {
                         "--checkpoint.retention", "delete_on_cancellation",
                         "--sink.delivery-guarantee", "none");
         assertThat(config.get(CheckpointOptions.MODE)).isEqualTo(CheckpointingMode.AT_LEAST_ONCE);
-        assertThat(config.get(CheckpointOptions.RETENTION)).isEqualTo(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
-        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)).isEqualTo(DeliveryGuarantee.NONE);
+        assertThat(config.get(CheckpointOptions.RETENTION))
+                .isEqualTo(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
+        assertThat(config.get(KafkaSinkOptions.DELIVERY_GUARANTEE))
+                .isEqualTo(DeliveryGuarantee.NONE);
         assertThat(onlyProblem("--checkpoint.retention", "forever").describe())
-                .contains("one of delete-on-cancellation, retain-on-cancellation, no-externalized-checkpoints");
+                .contains(
+                        "one of delete-on-cancellation, retain-on-cancellation, no-externalized-checkpoints");
         assertThat(onlyProblem("--checkpoint.retention", "NO_EXTERNALIZED_CHECKPOINTS").describe())
-                .contains("nothing would be left to resume from", "use retain-on-cancellation (the default) or delete-on-cancellation");
+                .contains(
+                        "nothing would be left to resume from",
+                        "use retain-on-cancellation (the default) or delete-on-cancellation");
     }
 
     @Test
@@ -139,8 +146,15 @@ class ConfigValidatorTest {
     @Test
     void unknownEnvironmentVariablesAreIgnoredWithAnEnvironmentSuggestion() {
         ConfigLoader.Loaded loaded =
-                ConfigLoader.load(new String[0], Map.of("KFP_SINK_TOPIK", "x"), SPEC.defaults(), SPEC.groups());
-        assertThat(loaded.warnings()).singleElement().asString().endsWith("Did you mean KFP_SINK_TOPIC?");
+                ConfigLoader.load(
+                        new String[0],
+                        Map.of("KFP_SINK_TOPIK", "x"),
+                        SPEC.defaults(),
+                        SPEC.groups());
+        assertThat(loaded.warnings())
+                .singleElement()
+                .asString()
+                .endsWith("Did you mean KFP_SINK_TOPIC?");
         assertThat(loaded.raw().values()).doesNotContainKey("sink.topik");
     }
 
@@ -150,37 +164,59 @@ class ConfigValidatorTest {
         assertThat(problem.key()).isEqualTo("kafka.properties.enable.idempotance");
         assertThat(problem.fix()).isEqualTo("did you mean 'kafka.properties.enable.idempotence'?");
         // Known names of any of the three clients, and a config provider's own settings, pass.
-        assertThat(valid("--kafka.properties.fetch.min.bytes", "10", "--kafka.properties.request.timeout.ms", "30000",
-                        "--kafka.properties.config.providers", "file",
-                        "--kafka.properties.config.providers.file.class",
-                        "org.apache.kafka.common.config.provider.FileConfigProvider"))
+        assertThat(
+                        valid(
+                                "--kafka.properties.fetch.min.bytes",
+                                "10",
+                                "--kafka.properties.request.timeout.ms",
+                                "30000",
+                                "--kafka.properties.config.providers",
+                                "file",
+                                "--kafka.properties.config.providers.file.class",
+                                "org.apache.kafka.common.config.provider.FileConfigProvider"))
                 .isNotNull();
     }
 
     @Test
     void checkpointRanges() {
-        assertThat(onlyProblem("--checkpoint.interval", "1 ms").fix()).contains("checkpoint.enabled=false");
-        assertThat(onlyProblem("--checkpoint.max-concurrent", "0").problem()).contains("at least 1");
-        assertThat(onlyProblem("--checkpoint.timeout", "0 ms").key()).isEqualTo("checkpoint.timeout");
-        assertThat(onlyProblem("--checkpoint.dir", "file://relative/path").problem()).contains("file:///data/ckpt");
+        assertThat(onlyProblem("--checkpoint.interval", "1 ms").fix())
+                .contains("checkpoint.enabled=false");
+        assertThat(onlyProblem("--checkpoint.max-concurrent", "0").problem())
+                .contains("at least 1");
+        assertThat(onlyProblem("--checkpoint.timeout", "0 ms").key())
+                .isEqualTo("checkpoint.timeout");
+        assertThat(onlyProblem("--checkpoint.dir", "file://relative/path").problem())
+                .contains("file:///data/ckpt");
         assertThat(onlyProblem("--checkpoint.savepoint-dir", "hdfs://bad host/x").key())
                 .isEqualTo("checkpoint.savepoint-dir");
     }
 
     @Test
     void singleSlashFileUrisAreKept() {
-        assertThat(valid("--checkpoint.dir", "file:/data/ckpt").get(CheckpointOptions.DIRECTORY)).isEqualTo("file:/data/ckpt");
-        assertThat(io.kfp.common.checkpoint.FaultTolerance.flinkConfiguration(valid("--checkpoint.dir", "FILE:/data/ckpt"))
-                        .get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTS_DIRECTORY))
+        assertThat(valid("--checkpoint.dir", "file:/data/ckpt").get(CheckpointOptions.DIRECTORY))
+                .isEqualTo("file:/data/ckpt");
+        assertThat(
+                        io.kfp.common.checkpoint.FaultTolerance.flinkConfiguration(
+                                        valid("--checkpoint.dir", "FILE:/data/ckpt"))
+                                .get(
+                                        org.apache.flink.configuration.CheckpointingOptions
+                                                .CHECKPOINTS_DIRECTORY))
                 .isEqualTo("FILE:/data/ckpt");
     }
 
     @Test
     void checksOfUnusedSettingsDoNotFire() {
-        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.initial-delay", "2 min")).isNotNull();
+        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.initial-delay", "2 min"))
+                .isNotNull();
         assertThat(valid("--restart.strategy", "none", "--restart.attempts", "0")).isNotNull();
-        assertThat(valid("--checkpoint.enabled", "false", "--checkpoint.interval", "0 ms",
-                        "--sink.delivery-guarantee", "at-least-once"))
+        assertThat(
+                        valid(
+                                "--checkpoint.enabled",
+                                "false",
+                                "--checkpoint.interval",
+                                "0 ms",
+                                "--sink.delivery-guarantee",
+                                "at-least-once"))
                 .isNotNull();
         assertThat(onlyProblem("--restart.max-delay", "100 ms").problem()).contains("(1 s)");
     }
@@ -188,10 +224,14 @@ class ConfigValidatorTest {
     @Test
     void restartsAreAlwaysBounded() {
         assertThat(onlyProblem("--restart.attempts", "0").fix()).contains("restart.strategy=none");
-        assertThat(onlyProblem("--restart.attempts", "2147483647").problem()).contains("always bounded");
-        assertThat(onlyProblem("--restart.max-delay", "100 ms").problem()).contains("restart.initial-delay");
-        assertThat(onlyProblem("--restart.reset-after", "0 s").key()).isEqualTo("restart.reset-after");
-        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.reset-after", "0 s")).isNotNull();
+        assertThat(onlyProblem("--restart.attempts", "2147483647").problem())
+                .contains("always bounded");
+        assertThat(onlyProblem("--restart.max-delay", "100 ms").problem())
+                .contains("restart.initial-delay");
+        assertThat(onlyProblem("--restart.reset-after", "0 s").key())
+                .isEqualTo("restart.reset-after");
+        assertThat(valid("--restart.strategy", "fixed-delay", "--restart.reset-after", "0 s"))
+                .isNotNull();
     }
 
     @Test
@@ -212,9 +252,12 @@ class ConfigValidatorTest {
         assertThat(onlyProblem("--kafka.properties.transaction.timeout.ms", "1").fix())
                 .contains("sink.transaction-timeout");
         assertThat(valid("--kafka.properties.security.protocol", "SASL_SSL")).isNotNull();
-        assertThat(onlyProblem("--kafka.properties.batch.size", "16384").fix()).contains("sink.batch-size");
-        assertThat(onlyProblem("--kafka.properties.buffer.memory", "33554432").fix()).contains("sink.buffer-memory");
-        assertThat(onlyProblem("--kafka.properties.max.poll.records", "500").fix()).contains("source.max-poll-records");
+        assertThat(onlyProblem("--kafka.properties.batch.size", "16384").fix())
+                .contains("sink.batch-size");
+        assertThat(onlyProblem("--kafka.properties.buffer.memory", "33554432").fix())
+                .contains("sink.buffer-memory");
+        assertThat(onlyProblem("--kafka.properties.max.poll.records", "500").fix())
+                .contains("source.max-poll-records");
         ConfigProblem noRecords = onlyProblem("--source.max-poll-records", "0");
         assertThat(noRecords.key()).isEqualTo("source.max-poll-records");
         assertThat(noRecords.problem()).isEqualTo("must be at least 1.");
@@ -223,7 +266,8 @@ class ConfigValidatorTest {
     @Test
     void producerBatching() {
         assertThat(onlyProblem("--sink.batch-size", "0 b").key()).isEqualTo("sink.batch-size");
-        assertThat(onlyProblem("--sink.batch-size", "2 mb").problem()).contains("1 mb", "max.request.size");
+        assertThat(onlyProblem("--sink.batch-size", "2 mb").problem())
+                .contains("1 mb", "max.request.size");
         assertThat(onlyProblem("--sink.linger", "9999999999 s").key()).isEqualTo("sink.linger");
         assertThat(valid("--sink.batch-size", "1 mb", "--sink.linger", "0 ms")).isNotNull();
         ConfigProblem smallBuffer = onlyProblem("--sink.buffer-memory", "32 kb");
@@ -254,7 +298,12 @@ class ConfigValidatorTest {
 
     @Test
     void aBoundedSourceCannotBeRestoredBecauseTheConnectorWouldNeverFinish() {
-        ConfigProblem p = onlyProblem("--source.bounded", "true", "--checkpoint.restore-from", "file:/ckpt/chk-1");
+        ConfigProblem p =
+                onlyProblem(
+                        "--source.bounded",
+                        "true",
+                        "--checkpoint.restore-from",
+                        "file:/ckpt/chk-1");
         assertThat(p.key()).isEqualTo("source.bounded");
         assertThat(p.problem()).contains("FLINK-31006");
         assertThat(valid("--source.bounded", "true")).isNotNull();
@@ -269,8 +318,14 @@ class ConfigValidatorTest {
     @Test
     void exactlyOnceNeedsExactlyOnceCheckpoints() {
         assertThat(onlyProblem("--checkpoint.enabled", "false").fix()).contains("at-least-once");
-        assertThat(onlyProblem("--checkpoint.mode", "at-least-once").problem()).contains("duplicates");
-        assertThat(valid("--checkpoint.enabled", "false", "--sink.delivery-guarantee", "at-least-once"))
+        assertThat(onlyProblem("--checkpoint.mode", "at-least-once").problem())
+                .contains("duplicates");
+        assertThat(
+                        valid(
+                                "--checkpoint.enabled",
+                                "false",
+                                "--sink.delivery-guarantee",
+                                "at-least-once"))
                 .isNotNull();
     }
 
@@ -281,7 +336,12 @@ class ConfigValidatorTest {
         assertThat(p.problem()).contains("5 s", "500 ms", "1 min", "= 125.5 s", "lost");
         assertThat(p.fix()).contains("raise sink.transaction-timeout above");
         // Not checked when there are no transactions.
-        assertThat(valid("--sink.transaction-timeout", "1 min", "--sink.delivery-guarantee", "at-least-once"))
+        assertThat(
+                        valid(
+                                "--sink.transaction-timeout",
+                                "1 min",
+                                "--sink.delivery-guarantee",
+                                "at-least-once"))
                 .isNotNull();
     }
 
@@ -294,13 +354,19 @@ class ConfigValidatorTest {
 
     @Test
     void anOptionWithoutDefaultIsTypedByWhatFlinkParses() {
-        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").intType().noDefaultValue())).isEqualTo(Integer.class);
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").intType().noDefaultValue()))
+                .isEqualTo(Integer.class);
         assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").durationType().noDefaultValue()))
                 .isEqualTo(Duration.class);
         assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").booleanType().noDefaultValue()))
                 .isEqualTo(Boolean.class);
-        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").stringType().noDefaultValue())).isEqualTo(String.class);
-        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").enumType(CheckpointingMode.class).noDefaultValue()))
+        assertThat(ConfigValidator.typeOf(ConfigOptions.key("t").stringType().noDefaultValue()))
+                .isEqualTo(String.class);
+        assertThat(
+                        ConfigValidator.typeOf(
+                                ConfigOptions.key("t")
+                                        .enumType(CheckpointingMode.class)
+                                        .noDefaultValue()))
                 .isEqualTo(Object.class);
     }
 }

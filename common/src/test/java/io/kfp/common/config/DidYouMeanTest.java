@@ -12,7 +12,8 @@ class DidYouMeanTest {
 
     @Test
     void suggestsTheClosestKeyForATypo() {
-        assertThat(DidYouMean.suggest("checkpoint.intervall", KEYS)).contains("checkpoint.interval");
+        assertThat(DidYouMean.suggest("checkpoint.intervall", KEYS))
+                .contains("checkpoint.interval");
         assertThat(DidYouMean.suggest("sink.topik", KEYS)).contains("sink.topic");
         assertThat(DidYouMean.suggest("CHECKPOINT_TIMEOUT", KEYS)).contains("checkpoint.timeout");
     }

@@ -12,7 +12,8 @@ class SecretRedactionTest {
         Map<String, String> safe =
                 SecretRedaction.redactAll(
                         Map.of(
-                                "kafka.properties.sasl.jaas.config", "PlainLoginModule password=\"hunter2\";",
+                                "kafka.properties.sasl.jaas.config",
+                                        "PlainLoginModule password=\"hunter2\";",
                                 "kafka.properties.ssl.keystore.password", "changeit",
                                 "kafka.properties.ssl.key.password", "k",
                                 "kafka.properties.security.protocol", "SASL_SSL",
@@ -28,21 +29,27 @@ class SecretRedactionTest {
 
     @Test
     void valuesThatCarrySecretsAreHiddenWhateverTheKey() {
-        assertThat(SecretRedaction.redact("kafka.properties.sasl.jass.config",
-                        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";"))
+        assertThat(
+                        SecretRedaction.redact(
+                                "kafka.properties.sasl.jass.config",
+                                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";"))
                 .isEqualTo(SecretRedaction.REDACTED);
-        assertThat(SecretRedaction.redact("kafka.properties.whatever", "token=abc")).isEqualTo(SecretRedaction.REDACTED);
-        assertThat(SecretRedaction.redact("sink.topic", "passwords-audit")).isEqualTo("passwords-audit");
+        assertThat(SecretRedaction.redact("kafka.properties.whatever", "token=abc"))
+                .isEqualTo(SecretRedaction.REDACTED);
+        assertThat(SecretRedaction.redact("sink.topic", "passwords-audit"))
+                .isEqualTo("passwords-audit");
     }
 
     @Test
     void keysFlinkHidesAndTheOnesItDoesNotAreBothHidden() {
         // Flink's own rule (GlobalConfiguration.isSensitive) ...
         assertThat(SecretRedaction.isSecret("s3.secret-key")).isTrue();
-        assertThat(SecretRedaction.isSecret("kafka.properties.sasl.oauthbearer.token.endpoint.url")).isTrue();
+        assertThat(SecretRedaction.isSecret("kafka.properties.sasl.oauthbearer.token.endpoint.url"))
+                .isTrue();
         // ... and what it lacks
         assertThat(SecretRedaction.isSecret("kafka.properties.db.passwd")).isTrue();
-        assertThat(SecretRedaction.isSecret("kafka.properties.ssl.keystore.key")).isTrue(); // a PEM private key
+        assertThat(SecretRedaction.isSecret("kafka.properties.ssl.keystore.key"))
+                .isTrue(); // a PEM private key
         assertThat(SecretRedaction.isSecret("kafka.properties.ssl.key.location")).isTrue();
         assertThat(SecretRedaction.isSecret("s3.credentials.provider")).isTrue();
         assertThat(SecretRedaction.isSecret("kafka.properties.private.key.file")).isTrue();

@@ -12,8 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * common/README.md's table of shared options is generated from the declarations. If this fails,
- * run {@code mvn -pl common test -Dtest=SharedOptionsDocTest -Dkfp.docs.update=true}.
+ * common/README.md's table of shared options is generated from the declarations. If this fails, run
+ * {@code mvn -pl common test -Dtest=SharedOptionsDocTest -Dkfp.docs.update=true}.
  */
 class SharedOptionsDocTest {
 
@@ -33,6 +33,7 @@ class SharedOptionsDocTest {
         assertThat(Files.readString(readme, StandardCharsets.UTF_8))
                 .as("README.md options table; regenerate with -Dkfp.docs.update=true")
                 .isEqualTo(wanted);
-        assertThat(generated).contains("| `checkpoint.interval` | `5 s` |", "| `sink.topic` | `none` |");
+        assertThat(generated)
+                .contains("| `checkpoint.interval` | `5 s` |", "| `sink.topic` | `none` |");
     }
 }

@@ -14,13 +14,19 @@ class ShippedLoggingConfigTest {
 
     @Test
     void ourCodeAtInfoFrameworksAtWarn() throws Exception {
-        URI config = Objects.requireNonNull(getClass().getResource("/kfp-log4j2.properties")).toURI();
+        URI config =
+                Objects.requireNonNull(getClass().getResource("/kfp-log4j2.properties")).toURI();
         try (LoggerContext context = Configurator.initialize("shipped-config-test", null, config)) {
             assertThat(context.getLogger("io.kfp.relay.RelayJob").getLevel()).isEqualTo(Level.INFO);
-            assertThat(context.getLogger("org.apache.flink.runtime.taskmanager.Task").getLevel()).isEqualTo(Level.WARN);
-            assertThat(context.getLogger("org.apache.kafka.clients.producer.KafkaProducer").getLevel())
+            assertThat(context.getLogger("org.apache.flink.runtime.taskmanager.Task").getLevel())
                     .isEqualTo(Level.WARN);
-            assertThat(context.getLogger("org.apache.kafka.clients.producer.KafkaProducer").isEnabled(Level.ERROR))
+            assertThat(
+                            context.getLogger("org.apache.kafka.clients.producer.KafkaProducer")
+                                    .getLevel())
+                    .isEqualTo(Level.WARN);
+            assertThat(
+                            context.getLogger("org.apache.kafka.clients.producer.KafkaProducer")
+                                    .isEnabled(Level.ERROR))
                     .isTrue();
         }
     }

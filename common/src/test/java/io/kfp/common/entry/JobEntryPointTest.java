@@ -36,7 +36,9 @@ class JobEntryPointTest {
                     .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(config -> env -> {});
 
-    /** Counts the launches instead of running anything: the entry point decides whether to launch. */
+    /**
+     * Counts the launches instead of running anything: the entry point decides whether to launch.
+     */
     private final JobEntryPoint.Launcher launcher =
             (launched, config) -> {
                 runs.incrementAndGet();
@@ -55,7 +57,8 @@ class JobEntryPointTest {
                     }
 
                     @Override
-                    public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
+                    public Map<String, Integer> partitionCounts(
+                            java.util.Collection<String> topics) {
                         return Map.of();
                     }
 
@@ -95,8 +98,14 @@ class JobEntryPointTest {
             assertThat(help).contains("\n" + group.title() + "\n");
             for (ConfigOption<?> option : group.options()) {
                 assertThat(help).contains("--" + option.key() + "  (default: ");
-                String firstWords = String.join(" ", java.util.Arrays.asList(
-                        io.kfp.common.config.PlainTextFormatter.render(option.description()).split(" ")).subList(0, 3));
+                String firstWords =
+                        String.join(
+                                " ",
+                                java.util.Arrays.asList(
+                                                io.kfp.common.config.PlainTextFormatter.render(
+                                                                option.description())
+                                                        .split(" "))
+                                        .subList(0, 3));
                 assertThat(help.replaceAll("\\s+", " ")).contains(firstWords);
             }
         }
@@ -112,7 +121,15 @@ class JobEntryPointTest {
 
     @Test
     void badOptionsPrintEveryErrorExitTwoAndSubmitNothing() {
-        int code = run("--checkpoint.interval", "5x", "--sink.delivery-guarantee", "twice", "--sink.topik", "x", "stray");
+        int code =
+                run(
+                        "--checkpoint.interval",
+                        "5x",
+                        "--sink.delivery-guarantee",
+                        "twice",
+                        "--sink.topik",
+                        "x",
+                        "stray");
 
         assertThat(code).isEqualTo(2);
         assertThat(runs).hasValue(0);
@@ -120,7 +137,9 @@ class JobEntryPointTest {
         assertThat(errors)
                 .startsWith("relay-job: 4 configuration errors; nothing was submitted.")
                 .contains("checkpoint.interval = \"5x\" (command line): not a duration.")
-                .contains("sink.delivery-guarantee = \"twice\"", "one of exactly-once, at-least-once, none")
+                .contains(
+                        "sink.delivery-guarantee = \"twice\"",
+                        "one of exactly-once, at-least-once, none")
                 .contains("sink.topik", "did you mean 'sink.topic'?")
                 .contains("stray", "unexpected argument")
                 .contains("Run relay-job --help")
@@ -130,18 +149,22 @@ class JobEntryPointTest {
     @Test
     void environmentErrorsNameTheVariable() {
         assertThat(run(Map.of("KFP_CHECKPOINT_TIMEOUT", "forever"))).isEqualTo(2);
-        assertThat(stderr()).contains("checkpoint.timeout = \"forever\" (environment KFP_CHECKPOINT_TIMEOUT)");
+        assertThat(stderr())
+                .contains("checkpoint.timeout = \"forever\" (environment KFP_CHECKPOINT_TIMEOUT)");
     }
 
     @Test
     void anUnknownKfpVariableIsAWarningAndTheJobRuns() {
         assertThat(run(Map.of("KFP_HOME", "/opt/kfp"))).isZero();
         assertThat(runs).hasValue(1);
-        assertThat(stderr()).contains("relay-job: warning: environment variable KFP_HOME is not an option of this job; ignored.");
+        assertThat(stderr())
+                .contains(
+                        "relay-job: warning: environment variable KFP_HOME is not an option of this job; ignored.");
     }
 
     @Test
-    void anUnreadableConfigFileIsTheOnlyErrorReported(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void anUnreadableConfigFileIsTheOnlyErrorReported(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path broken = dir.resolve("relay.yaml");
         java.nio.file.Files.writeString(broken, "source:\n  topics: [in\nsink.topic: out\n");
         assertThat(run("--config", broken.toString(), "--checkpoint.interval", "5x")).isEqualTo(2);
@@ -182,14 +205,18 @@ class JobEntryPointTest {
     @Test
     void printAclsPrintsTheKafkaAclsLinesAndRunsNothing() {
         brokerTopics = Set.of();
-        int code = run("--preflight.print-acls", "User:relay", "--kafka.bootstrap-servers", "k:9092");
+        int code =
+                run("--preflight.print-acls", "User:relay", "--kafka.bootstrap-servers", "k:9092");
         assertThat(code).as(stderr()).isZero();
         assertThat(runs).as("the job is not run").hasValue(0);
-        assertThat(stdout()).contains(
-                "kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal User:relay --operation Read --operation Describe --topic in",
-                "--operation Write --operation Describe --topic out",
-                "--transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
-        assertThat(stdout()).as("preflight did not run: the missing topics went unnoticed").doesNotContain("does not exist");
+        assertThat(stdout())
+                .contains(
+                        "kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal User:relay --operation Read --operation Describe --topic in",
+                        "--operation Write --operation Describe --topic out",
+                        "--transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
+        assertThat(stdout())
+                .as("preflight did not run: the missing topics went unnoticed")
+                .doesNotContain("does not exist");
     }
 
     @Test
@@ -209,7 +236,8 @@ class JobEntryPointTest {
                         spec.preflights(),
                         spec.extraOutputTopics(),
                         config -> {
-                            throw new IllegalStateException("wrapper", new RuntimeException("broker fenced us"));
+                            throw new IllegalStateException(
+                                    "wrapper", new RuntimeException("broker fenced us"));
                         });
         int code =
                 new JobEntryPoint(
@@ -228,13 +256,18 @@ class JobEntryPointTest {
     void effectiveConfigurationHidesSecrets() {
         io.kfp.common.config.ConfigLoader.Loaded loaded =
                 io.kfp.common.config.ConfigLoader.load(
-                        new String[] {"--kafka.properties.sasl.jaas.config", "x password=\"hunter2\";"},
+                        new String[] {
+                            "--kafka.properties.sasl.jaas.config", "x password=\"hunter2\";"
+                        },
                         Map.of(),
                         spec.defaults(),
                         spec.groups());
         Configuration config =
-                io.kfp.common.config.ConfigValidator.validate(loaded.raw(), spec.groups(), List.of());
-        String described = JobEntryPoint.describeEffective(loaded.raw(), spec.groups(), spec.defaults(), config);
+                io.kfp.common.config.ConfigValidator.validate(
+                        loaded.raw(), spec.groups(), List.of());
+        String described =
+                JobEntryPoint.describeEffective(
+                        loaded.raw(), spec.groups(), spec.defaults(), config);
         assertThat(described)
                 .contains("kafka.properties.sasl.jaas.config = ******  [command line]")
                 .contains("checkpoint.interval = 5 s  [default]")

@@ -15,8 +15,15 @@ import org.junit.jupiter.api.Test;
 class GuardedKafkaSinkTest {
 
     static GuardedKafkaSink<String> sink(boolean incrementing) {
-        return new GuardedKafkaSink<>(null, new LostTransactionGuard.Settings("relay-job", "out",
-                KafkaSinkOptions.LostTransactions.FAIL, Duration.ofMinutes(15), incrementing, new Properties()));
+        return new GuardedKafkaSink<>(
+                null,
+                new LostTransactionGuard.Settings(
+                        "relay-job",
+                        "out",
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        Duration.ofMinutes(15),
+                        incrementing,
+                        new Properties()));
     }
 
     static List<KafkaWriterState> writtenWith(TransactionOwnership ownership) {
@@ -25,22 +32,39 @@ class GuardedKafkaSinkTest {
 
     @Test
     void incrementingRefusesToRestoreAPoolingState() {
-        assertThatThrownBy(() -> sink(true).refuseSwitchBackFromPooling(
-                        writtenWith(TransactionOwnership.EXPLICIT_BY_WRITER_STATE)))
+        assertThatThrownBy(
+                        () ->
+                                sink(true)
+                                        .refuseSwitchBackFromPooling(
+                                                writtenWith(
+                                                        TransactionOwnership
+                                                                .EXPLICIT_BY_WRITER_STATE)))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
-                .hasMessageContaining("sink.transaction-naming is incrementing, but the checkpoint or savepoint"
-                        + " relay-job resumes from was written with pooling (transactional id prefix kfp.relay-job.default)")
+                .hasMessageContaining(
+                        "sink.transaction-naming is incrementing, but the checkpoint or savepoint"
+                                + " relay-job resumes from was written with pooling (transactional id prefix kfp.relay-job.default)")
                 .hasMessageContaining("Resume with --sink.transaction-naming pooling");
     }
 
     @Test
     void everyOtherCombinationRestores() {
-        assertThatCode(() -> {
-            sink(true).refuseSwitchBackFromPooling(writtenWith(TransactionOwnership.IMPLICIT_BY_SUBTASK_ID));
-            sink(true).refuseSwitchBackFromPooling(List.of());
-            sink(false).refuseSwitchBackFromPooling(writtenWith(TransactionOwnership.EXPLICIT_BY_WRITER_STATE));
-            sink(false).refuseSwitchBackFromPooling(writtenWith(TransactionOwnership.IMPLICIT_BY_SUBTASK_ID));
-        }).doesNotThrowAnyException();
+        assertThatCode(
+                        () -> {
+                            sink(true)
+                                    .refuseSwitchBackFromPooling(
+                                            writtenWith(
+                                                    TransactionOwnership.IMPLICIT_BY_SUBTASK_ID));
+                            sink(true).refuseSwitchBackFromPooling(List.of());
+                            sink(false)
+                                    .refuseSwitchBackFromPooling(
+                                            writtenWith(
+                                                    TransactionOwnership.EXPLICIT_BY_WRITER_STATE));
+                            sink(false)
+                                    .refuseSwitchBackFromPooling(
+                                            writtenWith(
+                                                    TransactionOwnership.IMPLICIT_BY_SUBTASK_ID));
+                        })
+                .doesNotThrowAnyException();
     }
 }

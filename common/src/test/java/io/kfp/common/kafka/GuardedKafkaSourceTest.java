@@ -23,26 +23,48 @@ class GuardedKafkaSourceTest {
 
     /** Partition 0 holds offsets 700..999, partition 1 0..999, partition 2 0..99 (recreated). */
     GuardedKafkaSource.Reader<String> reader(StartingOffsets.OffsetReset reset) {
-        GuardedKafkaSource.Settings settings = new GuardedKafkaSource.Settings("relay-job", reset, new Properties());
-        return new GuardedKafkaSource.Reader<>(null, settings, skipped,
-                partitions -> Map.of(P0, new long[] {700, 1000}, P1, new long[] {0, 1000}, P2, new long[] {0, 100}));
+        GuardedKafkaSource.Settings settings =
+                new GuardedKafkaSource.Settings("relay-job", reset, new Properties());
+        return new GuardedKafkaSource.Reader<>(
+                null,
+                settings,
+                skipped,
+                partitions ->
+                        Map.of(
+                                P0,
+                                new long[] {700, 1000},
+                                P1,
+                                new long[] {0, 1000},
+                                P2,
+                                new long[] {0, 100}));
     }
 
-    static final List<KafkaPartitionSplit> RESUMED = List.of(
-            new KafkaPartitionSplit(P0, 500), new KafkaPartitionSplit(P1, 500), new KafkaPartitionSplit(P2, 400, 900));
+    static final List<KafkaPartitionSplit> RESUMED =
+            List.of(
+                    new KafkaPartitionSplit(P0, 500),
+                    new KafkaPartitionSplit(P1, 500),
+                    new KafkaPartitionSplit(P2, 400, 900));
 
     @Test
     void earliestResumesAtTheOldestRecordLeftAndCountsWhatItSkips() {
-        List<KafkaPartitionSplit> checked = reader(StartingOffsets.OffsetReset.EARLIEST).checked(RESUMED);
-        assertThat(checked).extracting(KafkaPartitionSplit::getStartingOffset).containsExactly(700L, 500L, 0L);
+        List<KafkaPartitionSplit> checked =
+                reader(StartingOffsets.OffsetReset.EARLIEST).checked(RESUMED);
+        assertThat(checked)
+                .extracting(KafkaPartitionSplit::getStartingOffset)
+                .containsExactly(700L, 500L, 0L);
         assertThat(checked.get(2).getStoppingOffset()).contains(900L);
-        assertThat(skipped.getCount()).as("offsets deleted before the job got to them").isEqualTo(200);
+        assertThat(skipped.getCount())
+                .as("offsets deleted before the job got to them")
+                .isEqualTo(200);
     }
 
     @Test
     void latestResumesAtTheEndAndCountsEverythingInBetween() {
-        List<KafkaPartitionSplit> checked = reader(StartingOffsets.OffsetReset.LATEST).checked(RESUMED);
-        assertThat(checked).extracting(KafkaPartitionSplit::getStartingOffset).containsExactly(1000L, 500L, 100L);
+        List<KafkaPartitionSplit> checked =
+                reader(StartingOffsets.OffsetReset.LATEST).checked(RESUMED);
+        assertThat(checked)
+                .extracting(KafkaPartitionSplit::getStartingOffset)
+                .containsExactly(1000L, 500L, 100L);
         assertThat(skipped.getCount()).isEqualTo(500);
     }
 
@@ -52,17 +74,21 @@ class GuardedKafkaSourceTest {
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("relay-job cannot resume where it stopped")
-                .hasMessageContaining("orders-0: resuming at offset 500, but retention has deleted everything before"
-                        + " offset 700 (200 offsets)")
-                .hasMessageContaining("orders-2: resuming at offset 400, but the partition ends at offset 100")
+                .hasMessageContaining(
+                        "orders-0: resuming at offset 500, but retention has deleted everything before"
+                                + " offset 700 (200 offsets)")
+                .hasMessageContaining(
+                        "orders-2: resuming at offset 400, but the partition ends at offset 100")
                 .hasMessageNotContaining("orders-1")
                 .hasMessageContaining("--source.offset-reset earliest");
     }
 
     @Test
     void splitsThatStartFromAMarkerOrAnExistingOffsetAreNotTouched() {
-        List<KafkaPartitionSplit> fresh = List.of(
-                new KafkaPartitionSplit(P0, KafkaPartitionSplit.EARLIEST_OFFSET), new KafkaPartitionSplit(P1, 1000));
+        List<KafkaPartitionSplit> fresh =
+                List.of(
+                        new KafkaPartitionSplit(P0, KafkaPartitionSplit.EARLIEST_OFFSET),
+                        new KafkaPartitionSplit(P1, 1000));
         assertThat(reader(StartingOffsets.OffsetReset.NONE).checked(fresh)).isEqualTo(fresh);
         assertThat(skipped.getCount()).isZero();
     }

@@ -6,16 +6,16 @@ import io.kfp.common.entry.JobSpec;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
-import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.junit.jupiter.api.Test;
 
 class KafkaFactoriesTest {
@@ -55,7 +55,9 @@ class KafkaFactoriesTest {
                 .containsEntry("enable.auto.commit", "false")
                 .containsEntry("partition.discovery.interval.ms", "60000")
                 .containsEntry("max.poll.records", "5000");
-        assertThat(KafkaSourceFactory.consumerProperties(config("--source.max-poll-records", "500")))
+        assertThat(
+                        KafkaSourceFactory.consumerProperties(
+                                config("--source.max-poll-records", "500")))
                 .containsEntry("max.poll.records", "500");
     }
 
@@ -77,7 +79,9 @@ class KafkaFactoriesTest {
                                 "--checkpoint.enabled", "false",
                                 "--sink.delivery-guarantee", "none",
                                 "--source.auto-commit", "false"));
-        assertThat(off).containsEntry("enable.auto.commit", "false").doesNotContainKey("auto.commit.interval.ms");
+        assertThat(off)
+                .containsEntry("enable.auto.commit", "false")
+                .doesNotContainKey("auto.commit.interval.ms");
     }
 
     @Test
@@ -91,15 +95,19 @@ class KafkaFactoriesTest {
                 .containsEntry("security.protocol", "SASL_SSL")
                 .containsEntry("isolation.level", "read_uncommitted")
                 .containsEntry("partition.discovery.interval.ms", "-1");
-        assertThat(KafkaSinkFactory.producerProperties(c)).containsEntry("security.protocol", "SASL_SSL");
-        assertThat(KafkaClientOptions.connectionProperties(c)).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(KafkaSinkFactory.producerProperties(c))
+                .containsEntry("security.protocol", "SASL_SSL");
+        assertThat(KafkaClientOptions.connectionProperties(c))
+                .containsEntry("security.protocol", "SASL_SSL");
     }
 
     @Test
     void exactlyOnceProducerNeverUsesTheConnectorsOneHourTimeout() {
         assertThat(KafkaSinkFactory.producerProperties(config()))
                 .containsEntry("transaction.timeout.ms", String.valueOf(15 * 60 * 1000));
-        assertThat(KafkaSinkFactory.producerProperties(config("--sink.delivery-guarantee", "at-least-once")))
+        assertThat(
+                        KafkaSinkFactory.producerProperties(
+                                config("--sink.delivery-guarantee", "at-least-once")))
                 .doesNotContainKey("transaction.timeout.ms");
     }
 
@@ -109,8 +117,15 @@ class KafkaFactoriesTest {
                 .containsEntry("batch.size", String.valueOf(64 * 1024))
                 .containsEntry("linger.ms", "5")
                 .containsEntry("buffer.memory", String.valueOf(8 * 1024 * 1024));
-        assertThat(KafkaSinkFactory.producerProperties(
-                        config("--sink.batch-size", "1 mb", "--sink.linger", "0 ms", "--sink.buffer-memory", "64 mb")))
+        assertThat(
+                        KafkaSinkFactory.producerProperties(
+                                config(
+                                        "--sink.batch-size",
+                                        "1 mb",
+                                        "--sink.linger",
+                                        "0 ms",
+                                        "--sink.buffer-memory",
+                                        "64 mb")))
                 .containsEntry("batch.size", String.valueOf(1024 * 1024))
                 .containsEntry("linger.ms", "0")
                 .containsEntry("buffer.memory", String.valueOf(64L * 1024 * 1024));
@@ -121,7 +136,8 @@ class KafkaFactoriesTest {
         Configuration c = config("--job.instance-id", "eu-1");
         assertThat(KafkaSinkOptions.transactionalIdPrefix(c)).isEqualTo("kfp.relay-job.eu-1");
         assertThat(SourceOptions.groupId(c)).isEqualTo("kfp.relay-job.eu-1");
-        Configuration explicit = config("--sink.transactional-id-prefix", "mine", "--source.group-id", "g");
+        Configuration explicit =
+                config("--sink.transactional-id-prefix", "mine", "--source.group-id", "g");
         assertThat(KafkaSinkOptions.transactionalIdPrefix(explicit)).isEqualTo("mine");
         assertThat(SourceOptions.groupId(explicit)).isEqualTo("g");
     }
@@ -129,20 +145,28 @@ class KafkaFactoriesTest {
     @Test
     void sinkCarriesTheGuaranteeAndATransactionalPrefixOnlyForExactlyOnce() throws Exception {
         Sink<String> guarded = KafkaSinkFactory.create(config(), UTF8_VALUE);
-        assertThat(guarded).as("exactly-once sinks are guarded").isInstanceOf(GuardedKafkaSink.class);
+        assertThat(guarded)
+                .as("exactly-once sinks are guarded")
+                .isInstanceOf(GuardedKafkaSink.class);
         KafkaSink<String> exactlyOnce = ((GuardedKafkaSink<String>) guarded).delegate();
-        assertThat(field(exactlyOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(field(exactlyOnce, "deliveryGuarantee"))
+                .isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
         assertThat(field(exactlyOnce, "transactionalIdPrefix")).isEqualTo("kfp.relay-job.default");
         assertThat((Properties) field(exactlyOnce, "kafkaProducerConfig"))
                 .containsEntry("transaction.timeout.ms", "900000");
 
-        KafkaSink<String> atLeastOnce = (KafkaSink<String>)
-                KafkaSinkFactory.create(config("--sink.delivery-guarantee", "at-least-once"), UTF8_VALUE);
-        assertThat(field(atLeastOnce, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
+        KafkaSink<String> atLeastOnce =
+                (KafkaSink<String>)
+                        KafkaSinkFactory.create(
+                                config("--sink.delivery-guarantee", "at-least-once"), UTF8_VALUE);
+        assertThat(field(atLeastOnce, "deliveryGuarantee"))
+                .isEqualTo(DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(field(atLeastOnce, "transactionalIdPrefix")).isNull();
 
         KafkaSink<String> none =
-                (KafkaSink<String>) KafkaSinkFactory.create(config("--sink.delivery-guarantee", "none"), UTF8_VALUE);
+                (KafkaSink<String>)
+                        KafkaSinkFactory.create(
+                                config("--sink.delivery-guarantee", "none"), UTF8_VALUE);
         assertThat(field(none, "deliveryGuarantee")).isEqualTo(DeliveryGuarantee.NONE);
     }
 
@@ -150,23 +174,36 @@ class KafkaFactoriesTest {
     void sourceSubscribesToTopicsOrAPatternFromTheConfiguredStart() throws Exception {
         KafkaSource<String> byTopics =
                 KafkaSourceFactory.create(
-                        config("--source.topics", "a, b"),
-                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema())).delegate();
+                                config("--source.topics", "a, b"),
+                                KafkaRecordDeserializationSchema.valueOnly(
+                                        new SimpleStringSchema()))
+                        .delegate();
         assertThat(byTopics.getProducedType()).isEqualTo(Types.STRING);
         assertThat(field(byTopics, "subscriber").toString()).contains("a", "b");
         assertThat((Properties) field(byTopics, "props"))
                 .containsEntry("group.id", "kfp.relay-job.default")
                 .containsEntry("isolation.level", "read_committed");
-        assertThat(((OffsetsInitializer) field(byTopics, "startingOffsetsInitializer")).getAutoOffsetResetStrategy())
+        assertThat(
+                        ((OffsetsInitializer) field(byTopics, "startingOffsetsInitializer"))
+                                .getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.EARLIEST);
 
         KafkaSource<String> byPattern =
                 KafkaSourceFactory.create(
-                        config("--source.topics", "", "--source.topic-pattern", "in-.*",
-                                "--source.starting-offsets", "latest"),
-                        KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema())).delegate();
+                                config(
+                                        "--source.topics",
+                                        "",
+                                        "--source.topic-pattern",
+                                        "in-.*",
+                                        "--source.starting-offsets",
+                                        "latest"),
+                                KafkaRecordDeserializationSchema.valueOnly(
+                                        new SimpleStringSchema()))
+                        .delegate();
         assertThat(field(byPattern, "subscriber").getClass().getSimpleName()).contains("Pattern");
-        assertThat(((OffsetsInitializer) field(byPattern, "startingOffsetsInitializer")).getAutoOffsetResetStrategy())
+        assertThat(
+                        ((OffsetsInitializer) field(byPattern, "startingOffsetsInitializer"))
+                                .getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.LATEST);
     }
 

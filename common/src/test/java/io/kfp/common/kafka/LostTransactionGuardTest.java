@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.metrics.SimpleCounter;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,7 +74,8 @@ class LostTransactionGuardTest {
     }
 
     /** The connector's committer, giving up on every request as {@code fail} says. */
-    static Committer<KafkaCommittable> connector(java.util.function.Consumer<CommitRequest<KafkaCommittable>> fail) {
+    static Committer<KafkaCommittable> connector(
+            java.util.function.Consumer<CommitRequest<KafkaCommittable>> fail) {
         return new Committer<>() {
             @Override
             public void commit(java.util.Collection<CommitRequest<KafkaCommittable>> requests) {
@@ -91,16 +92,27 @@ class LostTransactionGuardTest {
     static final java.util.function.Consumer<CommitRequest<KafkaCommittable>> PID_MAPPING =
             r -> r.signalFailedWithUnknownReason(new InvalidPidMappingException("unknown pid"));
 
-    static Optional<TransactionDescription> broker(TransactionState state, long producerId, int epoch) {
-        return Optional.of(new TransactionDescription(1, state, producerId, epoch, 60_000, OptionalLong.empty(), Set.of()));
+    static Optional<TransactionDescription> broker(
+            TransactionState state, long producerId, int epoch) {
+        return Optional.of(
+                new TransactionDescription(
+                        1, state, producerId, epoch, 60_000, OptionalLong.empty(), Set.of()));
     }
 
-    LostTransactionGuard guard(KafkaSinkOptions.LostTransactions policy,
+    LostTransactionGuard guard(
+            KafkaSinkOptions.LostTransactions policy,
             java.util.function.Consumer<CommitRequest<KafkaCommittable>> connector,
             LostTransactionGuard.Lookup lookup) {
-        LostTransactionGuard.Settings settings = new LostTransactionGuard.Settings(
-                "relay-job", "orders-out", policy, Duration.ofMinutes(15), true, new Properties());
-        return new LostTransactionGuard(connector(connector), settings, 0, OptionalLong.of(7), lost, lookup);
+        LostTransactionGuard.Settings settings =
+                new LostTransactionGuard.Settings(
+                        "relay-job",
+                        "orders-out",
+                        policy,
+                        Duration.ofMinutes(15),
+                        true,
+                        new Properties());
+        return new LostTransactionGuard(
+                connector(connector), settings, 0, OptionalLong.of(7), lost, lookup);
     }
 
     static List<CommitRequest<KafkaCommittable>> one(Request request) {
@@ -110,8 +122,11 @@ class LostTransactionGuardTest {
     @Test
     void anAbortedTransactionStopsTheJobWithoutRestartsNamingItAndTheWaysOut() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED,
-                id -> broker(TransactionState.COMPLETE_ABORT, 42L, 4));
+        LostTransactionGuard guard =
+                guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        FENCED,
+                        id -> broker(TransactionState.COMPLETE_ABORT, 42L, 4));
 
         assertThatThrownBy(() -> guard.commit(one(request)))
                 .isInstanceOf(SuppressRestartsException.class)
@@ -119,7 +134,10 @@ class LostTransactionGuardTest {
                 .isInstanceOf(ProducerFencedException.class);
         assertThatThrownBy(() -> guard.commit(one(new Request())))
                 .cause()
-                .hasMessageContaining("Lost data: transaction " + ID + " (producer id 42, epoch 3, of checkpoint 7)")
+                .hasMessageContaining(
+                        "Lost data: transaction "
+                                + ID
+                                + " (producer id 42, epoch 3, of checkpoint 7)")
                 .hasMessageContaining("aborted by the broker (state CompleteAbort")
                 .hasMessageContaining("sink subtask 0 wrote to orders-out")
                 .hasMessageContaining("relay-job was restored from checkpoint 7")
@@ -132,7 +150,10 @@ class LostTransactionGuardTest {
     @Test
     void acceptedLossesAreCountedAndLeftAsTheConnectorDropsThem() throws Exception {
         Request request = new Request();
-        guard(KafkaSinkOptions.LostTransactions.ACCEPT, FENCED, id -> broker(TransactionState.COMPLETE_ABORT, 42L, 3))
+        guard(
+                        KafkaSinkOptions.LostTransactions.ACCEPT,
+                        FENCED,
+                        id -> broker(TransactionState.COMPLETE_ABORT, 42L, 3))
                 .commit(one(request));
         assertThat(request.outcome).isEqualTo("known: ProducerFencedException");
         assertThat(lost.getCount()).isEqualTo(1);
@@ -141,7 +162,8 @@ class LostTransactionGuardTest {
     @Test
     void aForgottenIdEndsTheFailoverLoopWithADecision() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> Optional.empty());
+        LostTransactionGuard guard =
+                guard(KafkaSinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> Optional.empty());
         assertThatThrownBy(() -> guard.commit(one(request)))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -154,7 +176,10 @@ class LostTransactionGuardTest {
     @Test
     void aCommitThatHadAlreadyHappenedIsReportedAsCommitted() throws Exception {
         Request request = new Request();
-        guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.COMPLETE_COMMIT, 42L, 4))
+        guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        FENCED,
+                        id -> broker(TransactionState.COMPLETE_COMMIT, 42L, 4))
                 .commit(one(request));
         assertThat(request.outcome).isEqualTo("already committed");
     }
@@ -162,12 +187,18 @@ class LostTransactionGuardTest {
     @Test
     void anIdUsedAgainSinceGivesNoVerdictAndTheConnectorsHandlingStands() throws Exception {
         Request otherProducer = new Request();
-        guard(KafkaSinkOptions.LostTransactions.FAIL, PID_MAPPING, id -> broker(TransactionState.COMPLETE_ABORT, 99L, 3))
+        guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        PID_MAPPING,
+                        id -> broker(TransactionState.COMPLETE_ABORT, 99L, 3))
                 .commit(one(otherProducer));
         assertThat(otherProducer.outcome).isEqualTo("unknown: InvalidPidMappingException");
 
         Request laterEpoch = new Request();
-        guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> broker(TransactionState.ONGOING, 42L, 9))
+        guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        FENCED,
+                        id -> broker(TransactionState.ONGOING, 42L, 9))
                 .commit(one(laterEpoch));
         assertThat(laterEpoch.outcome).isEqualTo("known: ProducerFencedException");
     }
@@ -175,9 +206,13 @@ class LostTransactionGuardTest {
     @Test
     void withoutAnAnswerFromTheBrokerTheJobFailsOverInsteadOfDroppingTheRecords() {
         Request request = new Request();
-        LostTransactionGuard guard = guard(KafkaSinkOptions.LostTransactions.FAIL, FENCED, id -> {
-            throw new java.util.concurrent.TimeoutException("no broker");
-        });
+        LostTransactionGuard guard =
+                guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        FENCED,
+                        id -> {
+                            throw new java.util.concurrent.TimeoutException("no broker");
+                        });
         assertThatThrownBy(() -> guard.commit(one(request)))
                 .isInstanceOf(IOException.class)
                 .isNotInstanceOf(SuppressRestartsException.class)
@@ -185,35 +220,53 @@ class LostTransactionGuardTest {
     }
 
     @Test
-    void resumingFromACheckpointOlderThanTheTransactionTimeoutIsAWarning(@TempDir java.nio.file.Path dir)
-            throws Exception {
+    void resumingFromACheckpointOlderThanTheTransactionTimeoutIsAWarning(
+            @TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path chk = java.nio.file.Files.createDirectories(dir.resolve("chk-12"));
-        java.nio.file.Path metadata = java.nio.file.Files.writeString(chk.resolve("_metadata"), "x");
+        java.nio.file.Path metadata =
+                java.nio.file.Files.writeString(chk.resolve("_metadata"), "x");
         Configuration config = new Configuration();
         config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, chk.toString());
         config.set(KafkaSinkOptions.TRANSACTION_TIMEOUT, Duration.ofMinutes(15));
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("written just now").isEmpty();
 
-        java.nio.file.Files.setLastModifiedTime(metadata,
-                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - Duration.ofHours(2).toMillis()));
-        assertThat(LostTransactionGuard.restoreAgeWarning(config)).hasValueSatisfying(w -> assertThat(w)
-                .contains("checkpoint.restore-from " + chk + " was written 2 h ago")
-                .contains("longer than sink.transaction-timeout (15 min)")
-                .contains("sink.lost-transactions (fail)"));
+        java.nio.file.Files.setLastModifiedTime(
+                metadata,
+                java.nio.file.attribute.FileTime.fromMillis(
+                        System.currentTimeMillis() - Duration.ofHours(2).toMillis()));
+        assertThat(LostTransactionGuard.restoreAgeWarning(config))
+                .hasValueSatisfying(
+                        w ->
+                                assertThat(w)
+                                        .contains(
+                                                "checkpoint.restore-from "
+                                                        + chk
+                                                        + " was written 2 h ago")
+                                        .contains("longer than sink.transaction-timeout (15 min)")
+                                        .contains("sink.lost-transactions (fail)"));
 
         config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("no transactions").isEmpty();
         config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
-        config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, dir.resolve("missing").toString());
-        assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("Flink reports a missing path itself").isEmpty();
+        config.set(
+                io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM,
+                dir.resolve("missing").toString());
+        assertThat(LostTransactionGuard.restoreAgeWarning(config))
+                .as("Flink reports a missing path itself")
+                .isEmpty();
     }
 
     @Test
     void successfulCommitsPassUntouched() throws Exception {
         Request request = new Request();
-        guard(KafkaSinkOptions.LostTransactions.FAIL, r -> {}, id -> {
-            throw new AssertionError("the broker is asked only about failed commits");
-        }).commit(one(request));
+        guard(
+                        KafkaSinkOptions.LostTransactions.FAIL,
+                        r -> {},
+                        id -> {
+                            throw new AssertionError(
+                                    "the broker is asked only about failed commits");
+                        })
+                .commit(one(request));
         assertThat(request.outcome).isEqualTo("pending");
     }
 }

@@ -15,7 +15,8 @@ class PartitionerTest {
 
     private static final int[] PARTITIONS = {0, 1, 2, 3};
 
-    private static List<Integer> route(KafkaPartitioner<String> partitioner, int subtask, int parallelism, int n) {
+    private static List<Integer> route(
+            KafkaPartitioner<String> partitioner, int subtask, int parallelism, int n) {
         partitioner.open(subtask, parallelism);
         List<Integer> chosen = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -38,8 +39,10 @@ class PartitionerTest {
 
     @Test
     void roundRobinCyclesThroughEveryPartitionStartingPerSubtask() {
-        assertThat(route(SinkPartitioner.ROUND_ROBIN.create(), 0, 2, 6)).containsExactly(0, 1, 2, 3, 0, 1);
-        assertThat(route(SinkPartitioner.ROUND_ROBIN.create(), 1, 2, 4)).containsExactly(1, 2, 3, 0);
+        assertThat(route(SinkPartitioner.ROUND_ROBIN.create(), 0, 2, 6))
+                .containsExactly(0, 1, 2, 3, 0, 1);
+        assertThat(route(SinkPartitioner.ROUND_ROBIN.create(), 1, 2, 4))
+                .containsExactly(1, 2, 3, 0);
     }
 
     @Test
@@ -59,7 +62,8 @@ class PartitionerTest {
         KafkaRecordSerializationSchema.KafkaSinkContext context = new FakeSinkContext(4);
 
         TopicRecordSerializer<String> withTimestamps =
-                new TopicRecordSerializer<>("out", fields, SinkPartitioner.ROUND_ROBIN.create(), true);
+                new TopicRecordSerializer<>(
+                        "out", fields, SinkPartitioner.ROUND_ROBIN.create(), true);
         withTimestamps.open(null, context);
         ProducerRecord<byte[], byte[]> first = withTimestamps.serialize("a", context, 1234L);
         ProducerRecord<byte[], byte[]> second = withTimestamps.serialize("b", context, -1L);

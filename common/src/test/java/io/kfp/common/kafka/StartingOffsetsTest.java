@@ -14,8 +14,10 @@ class StartingOffsetsTest {
 
     @Test
     void simpleForms() {
-        assertThat(StartingOffsets.parse("group-offsets").kind()).isEqualTo(StartingOffsets.Kind.GROUP_OFFSETS);
-        assertThat(StartingOffsets.parse(" EARLIEST ").kind()).isEqualTo(StartingOffsets.Kind.EARLIEST);
+        assertThat(StartingOffsets.parse("group-offsets").kind())
+                .isEqualTo(StartingOffsets.Kind.GROUP_OFFSETS);
+        assertThat(StartingOffsets.parse(" EARLIEST ").kind())
+                .isEqualTo(StartingOffsets.Kind.EARLIEST);
         assertThat(StartingOffsets.parse("latest").kind()).isEqualTo(StartingOffsets.Kind.LATEST);
     }
 
@@ -55,7 +57,11 @@ class StartingOffsetsTest {
         StartingOffsets parsed = StartingOffsets.parse("specific:orders.v1:0:42, orders-v2:3:0");
         assertThat(parsed.specificOffsets())
                 .containsExactlyInAnyOrderEntriesOf(
-                        Map.of(new TopicPartition("orders.v1", 0), 42L, new TopicPartition("orders-v2", 3), 0L));
+                        Map.of(
+                                new TopicPartition("orders.v1", 0),
+                                42L,
+                                new TopicPartition("orders-v2", 3),
+                                0L));
     }
 
     @ParameterizedTest
@@ -80,14 +86,20 @@ class StartingOffsetsTest {
 
     @Test
     void initializersCarryTheResetStrategy() {
-        assertThat(StartingOffsets.parse("group-offsets").toInitializer(StartingOffsets.OffsetReset.LATEST)
-                        .getAutoOffsetResetStrategy())
+        assertThat(
+                        StartingOffsets.parse("group-offsets")
+                                .toInitializer(StartingOffsets.OffsetReset.LATEST)
+                                .getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.LATEST);
-        assertThat(StartingOffsets.parse("specific:t:0:1").toInitializer(StartingOffsets.OffsetReset.NONE)
-                        .getAutoOffsetResetStrategy())
+        assertThat(
+                        StartingOffsets.parse("specific:t:0:1")
+                                .toInitializer(StartingOffsets.OffsetReset.NONE)
+                                .getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.NONE);
-        assertThat(StartingOffsets.parse("earliest").toInitializer(StartingOffsets.OffsetReset.LATEST)
-                        .getAutoOffsetResetStrategy())
+        assertThat(
+                        StartingOffsets.parse("earliest")
+                                .toInitializer(StartingOffsets.OffsetReset.LATEST)
+                                .getAutoOffsetResetStrategy())
                 .isEqualTo(OffsetResetStrategy.EARLIEST);
     }
 }

@@ -33,16 +33,19 @@ class RateLimitedWarningTest {
         now += TimeUnit.SECONDS.toNanos(10);
         warning.warn("bad line {}", 5);
 
-        assertThat(messages()).containsExactly(
-                "bad line 1",
-                "bad line 4 (2 more like this in the last 10 s.)",
-                "bad line 5");
+        assertThat(messages())
+                .containsExactly(
+                        "bad line 1",
+                        "bad line 4 (2 more like this in the last 10 s.)",
+                        "bad line 5");
     }
 
     private List<String> messages() {
         List<String> out = new ArrayList<>();
         for (SubstituteLoggingEvent event : events) {
-            out.add(MessageFormatter.basicArrayFormat(event.getMessage(), event.getArgumentArray()));
+            out.add(
+                    MessageFormatter.basicArrayFormat(
+                            event.getMessage(), event.getArgumentArray()));
         }
         return out;
     }

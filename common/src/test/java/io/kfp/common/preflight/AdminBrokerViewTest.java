@@ -23,14 +23,19 @@ class AdminBrokerViewTest {
         Properties connection = new Properties();
         connection.setProperty("bootstrap.servers", servers);
         BrokerPreflight.Requirements requirements =
-                new BrokerPreflight.Requirements(servers, List.of("in"), Optional.empty(), Optional.empty());
+                new BrokerPreflight.Requirements(
+                        servers, List.of("in"), Optional.empty(), Optional.empty());
 
         List<ConfigProblem> problems =
-                BrokerPreflight.run(requirements, connection, Duration.ofMillis(700), AdminBrokerView::new);
+                BrokerPreflight.run(
+                        requirements, connection, Duration.ofMillis(700), AdminBrokerView::new);
 
-        assertThat(problems).singleElement().satisfies(p -> {
-            assertThat(p.key()).isEqualTo("kafka.bootstrap-servers");
-            assertThat(p.problem()).contains("no Kafka broker answered", servers);
-        });
+        assertThat(problems)
+                .singleElement()
+                .satisfies(
+                        p -> {
+                            assertThat(p.key()).isEqualTo("kafka.bootstrap-servers");
+                            assertThat(p.problem()).contains("no Kafka broker answered", servers);
+                        });
     }
 }

@@ -13,14 +13,19 @@ final class FakeBroker implements BrokerView {
     Exception topicsFailure;
     Exception configFailure;
     Set<String> topics = Set.of("in", "out");
+
     /** Topics this client may not describe (left out of {@link #topics} by a real broker). */
     Set<String> unauthorized = Set.of();
+
     OptionalLong transactionMaxTimeoutMs = OptionalLong.of(900_000);
     Map<String, Integer> partitions = new HashMap<>();
+
     /** Ongoing transactions: id -> start (epoch ms). */
     Map<String, Long> ongoing = new HashMap<>();
+
     /** What this client may do per topic; a topic not in it: the view cannot tell. */
     Map<String, Set<org.apache.kafka.common.acl.AclOperation>> allowed = new HashMap<>();
+
     Set<String> forbiddenGroups = Set.of();
     Set<String> forbiddenPrefixes = Set.of();
     boolean closed;
@@ -47,7 +52,8 @@ final class FakeBroker implements BrokerView {
     }
 
     @Override
-    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(String topic) {
+    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(
+            String topic) {
         return java.util.Optional.ofNullable(allowed.get(topic));
     }
 
@@ -80,11 +86,12 @@ final class FakeBroker implements BrokerView {
     @Override
     public Map<String, Long> ongoingTransactions(String prefix) {
         Map<String, Long> matching = new java.util.TreeMap<>();
-        ongoing.forEach((id, start) -> {
-            if (id.startsWith(prefix)) {
-                matching.put(id, start);
-            }
-        });
+        ongoing.forEach(
+                (id, start) -> {
+                    if (id.startsWith(prefix)) {
+                        matching.put(id, start);
+                    }
+                });
         return matching;
     }
 

@@ -26,51 +26,76 @@ class RequiredAclsTest {
         return c;
     }
 
-    private static List<String> lines(Configuration c, List<OptionGroup> groups, List<String> extra) {
+    private static List<String> lines(
+            Configuration c, List<OptionGroup> groups, List<String> extra) {
         return RequiredAcls.kafkaAclsLines(RequiredAcls.of(c, groups, extra, "User:relay"), c, B);
     }
 
     @Test
     void aRelayGetsReadOnItsInputsAndGroupWriteOnItsOutputsAndItsTransactionalPrefix() {
-        Configuration c = config("source.topics", "a, b", "sink.topic", "out", "job.instance-id", "blue");
-        assertThat(lines(c, List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP), List.of("late"))).containsExactly(
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic a",
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic b",
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp.relay-job.blue",
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic out",
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic late",
-                "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe"
-                        + " --transactional-id kfp.relay-job.blue --resource-pattern-type prefixed");
+        Configuration c =
+                config("source.topics", "a, b", "sink.topic", "out", "job.instance-id", "blue");
+        assertThat(lines(c, List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP), List.of("late")))
+                .containsExactly(
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic a",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic b",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp.relay-job.blue",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic out",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic late",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe"
+                                + " --transactional-id kfp.relay-job.blue --resource-pattern-type prefixed");
     }
 
     @Test
     void configuredGroupAndPrefixAreTheOnesGranted() {
-        Configuration c = config("source.topics", "in", "sink.topic", "out", "source.group-id", "g1",
-                "sink.transactional-id-prefix", "tx1");
-        List<AclBinding> acls = RequiredAcls.of(c, List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP), List.of(), "User:relay");
-        assertThat(acls).filteredOn(a -> a.pattern().resourceType() == ResourceType.GROUP)
-                .singleElement().satisfies(a -> assertThat(a.pattern().name()).isEqualTo("g1"));
-        assertThat(acls).filteredOn(a -> a.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID)
-                .allSatisfy(a -> {
-                    assertThat(a.pattern().name()).isEqualTo("tx1");
-                    assertThat(a.pattern().patternType()).isEqualTo(PatternType.PREFIXED);
-                })
-                .extracting(a -> a.entry().operation()).containsExactly(AclOperation.WRITE, AclOperation.DESCRIBE);
+        Configuration c =
+                config(
+                        "source.topics",
+                        "in",
+                        "sink.topic",
+                        "out",
+                        "source.group-id",
+                        "g1",
+                        "sink.transactional-id-prefix",
+                        "tx1");
+        List<AclBinding> acls =
+                RequiredAcls.of(
+                        c,
+                        List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP),
+                        List.of(),
+                        "User:relay");
+        assertThat(acls)
+                .filteredOn(a -> a.pattern().resourceType() == ResourceType.GROUP)
+                .singleElement()
+                .satisfies(a -> assertThat(a.pattern().name()).isEqualTo("g1"));
+        assertThat(acls)
+                .filteredOn(a -> a.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID)
+                .allSatisfy(
+                        a -> {
+                            assertThat(a.pattern().name()).isEqualTo("tx1");
+                            assertThat(a.pattern().patternType()).isEqualTo(PatternType.PREFIXED);
+                        })
+                .extracting(a -> a.entry().operation())
+                .containsExactly(AclOperation.WRITE, AclOperation.DESCRIBE);
     }
 
     @Test
     void anAtLeastOnceSinkNeedsNoTransactionalIdAndASourceAloneNoWrite() {
-        Configuration writer = config("sink.topic", "out", "sink.delivery-guarantee", "at-least-once");
+        Configuration writer =
+                config("sink.topic", "out", "sink.delivery-guarantee", "at-least-once");
         assertThat(lines(writer, List.of(KafkaSinkOptions.GROUP), List.of()))
-                .noneMatch(l -> l.contains("--transactional-id")).noneMatch(l -> l.contains("--group"));
+                .noneMatch(l -> l.contains("--transactional-id"))
+                .noneMatch(l -> l.contains("--group"));
         Configuration reader = config("source.topics", "in");
-        assertThat(lines(reader, List.of(SourceOptions.GROUP), List.of())).noneMatch(l -> l.contains("Write"));
+        assertThat(lines(reader, List.of(SourceOptions.GROUP), List.of()))
+                .noneMatch(l -> l.contains("Write"));
     }
 
     @Test
     void aTopicPatternIsNamedInACommentItsTopicsCannotBeListed() {
         Configuration c = config("source.topic-pattern", "orders-.*");
         assertThat(lines(c, List.of(SourceOptions.GROUP), List.of()).get(0))
-                .startsWith("# source.topic-pattern /orders-.*/: also Read and Describe on every topic it matches");
+                .startsWith(
+                        "# source.topic-pattern /orders-.*/: also Read and Describe on every topic it matches");
     }
 }

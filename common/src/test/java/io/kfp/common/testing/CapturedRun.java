@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * A job's {@code main} run in-process with its output captured, for {@code --help} and
- * bad-option tests. It must not reach the broker: the preflight fails the test if it tries.
+ * A job's {@code main} run in-process with its output captured, for {@code --help} and bad-option
+ * tests. It must not reach the broker: the preflight fails the test if it tries.
  */
 public record CapturedRun(int exitCode, String out, String err) {
 
@@ -25,6 +25,7 @@ public record CapturedRun(int exitCode, String out, String err) {
                                     throw new AssertionError("unexpected broker contact");
                                 })
                         .run(spec, args);
-        return new CapturedRun(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return new CapturedRun(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 }

@@ -10,8 +10,8 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 /**
- * A sink that keeps every element it receives, for tests running a job on a MiniCluster in the
- * same JVM. Each instance has its own bucket, so tests do not see each other's output.
+ * A sink that keeps every element it receives, for tests running a job on a MiniCluster in the same
+ * JVM. Each instance has its own bucket, so tests do not see each other's output.
  */
 public final class CollectingSink<T> implements Sink<T> {
 

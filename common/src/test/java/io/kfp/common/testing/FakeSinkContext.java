@@ -3,7 +3,8 @@ package io.kfp.common.testing;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 
 /** Subtask 0 of 1, writing to a topic with partitions 0..n-1. */
-public record FakeSinkContext(int partitions) implements KafkaRecordSerializationSchema.KafkaSinkContext {
+public record FakeSinkContext(int partitions)
+        implements KafkaRecordSerializationSchema.KafkaSinkContext {
 
     @Override
     public int getParallelInstanceId() {

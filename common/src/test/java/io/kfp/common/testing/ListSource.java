@@ -11,7 +11,8 @@ public final class ListSource {
 
     private ListSource() {}
 
-    public static <T extends Serializable> DataGeneratorSource<T> of(List<T> elements, TypeInformation<T> type) {
+    public static <T extends Serializable> DataGeneratorSource<T> of(
+            List<T> elements, TypeInformation<T> type) {
         ArrayList<T> copy = new ArrayList<>(elements);
         return new DataGeneratorSource<>(index -> copy.get(index.intValue()), copy.size(), type);
     }

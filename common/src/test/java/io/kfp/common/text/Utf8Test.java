@@ -15,15 +15,19 @@ class Utf8Test {
     @Test
     void agreesWithTheJdksStrictDecoderOnEveryRangeOfMixedBytes() {
         Random random = new Random(7);
-        int[] interesting = {0, 'a', 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff};
+        int[] interesting = {
+            0, 'a', 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff
+        };
         for (int round = 0; round < 5_000; round++) {
             // Mostly ASCII with a few other bytes anywhere, so the eight-at-a-time ASCII path is
             // left and re-entered at every position, and lengths around multiples of eight.
             byte[] bytes = new byte[random.nextInt(40)];
             for (int i = 0; i < bytes.length; i++) {
-                bytes[i] = (byte) (random.nextInt(8) == 0
-                        ? interesting[random.nextInt(interesting.length)]
-                        : 0x20 + random.nextInt(0x5f));
+                bytes[i] =
+                        (byte)
+                                (random.nextInt(8) == 0
+                                        ? interesting[random.nextInt(interesting.length)]
+                                        : 0x20 + random.nextInt(0x5f));
             }
             int offset = bytes.length == 0 ? 0 : random.nextInt(bytes.length);
             int length = random.nextInt(bytes.length - offset + 1);
@@ -40,7 +44,9 @@ class Utf8Test {
             assertThat(Utf8.isWellFormed(line, 0, line.length)).isTrue();
             line[at] = (byte) 0xff;
             assertThat(Utf8.isWellFormed(line, 0, line.length)).as("0xff at %d", at).isFalse();
-            assertThat(Utf8.isWellFormed(line, at + 1, line.length - at - 1)).as("after it").isTrue();
+            assertThat(Utf8.isWellFormed(line, at + 1, line.length - at - 1))
+                    .as("after it")
+                    .isTrue();
         }
     }
 
@@ -53,7 +59,8 @@ class Utf8Test {
 
     private static boolean jdkSaysWellFormed(byte[] bytes, int offset, int length) {
         try {
-            StandardCharsets.UTF_8.newDecoder()
+            StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes, offset, length));

@@ -2,9 +2,9 @@ package io.kfp.ingest.socket;
 
 /**
  * What the first bytes of a connection say about its encoding. A UTF-8 byte order mark (EF BB BF)
- * marks the encoding and is not text: with the UTF-8 charset it is dropped. One of UTF-16 or
- * UTF-32 (FF FE, FE FF) means every character has NUL bytes beside it and the line delimiter is two
- * or four bytes: cut as ASCII-compatible lines, that input would be garbled, so the connection is
+ * marks the encoding and is not text: with the UTF-8 charset it is dropped. One of UTF-16 or UTF-32
+ * (FF FE, FE FF) means every character has NUL bytes beside it and the line delimiter is two or
+ * four bytes: cut as ASCII-compatible lines, that input would be garbled, so the connection is
  * refused with a message saying how to send UTF-8 instead.
  */
 enum ByteOrderMark {

@@ -3,7 +3,9 @@ package io.kfp.ingest.socket;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 
-/** The counters of one endpoint, in the reader's metric group under {@code endpoint=<host:port>}. */
+/**
+ * The counters of one endpoint, in the reader's metric group under {@code endpoint=<host:port>}.
+ */
 final class EndpointMetrics {
 
     final Counter lines;
@@ -12,8 +14,10 @@ final class EndpointMetrics {
     final Counter malformedLines;
     final Counter emptyLinesDropped;
     final Counter reconnects;
+
     /** Fragments left when a connection ended mid-line (broken, closed, dead, or idle too long). */
     final Counter unfinishedLinesDropped;
+
     /** Connections closed because the peer sends UTF-16 or UTF-32 (see {@link ByteOrderMark}). */
     final Counter refusedConnections;
 

@@ -18,7 +18,9 @@ import java.util.Arrays;
  */
 final class LineBytes {
 
-    /** A line's record bytes ({@code null}: rejected) and whether the line was valid in the charset. */
+    /**
+     * A line's record bytes ({@code null}: rejected) and whether the line was valid in the charset.
+     */
     record Line(byte[] bytes, boolean malformed) {}
 
     private final Charset charset;
@@ -30,9 +32,10 @@ final class LineBytes {
         this.charset = charset;
         this.utf8 = charset.equals(StandardCharsets.UTF_8);
         this.policy = policy;
-        this.strict = charset.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        this.strict =
+                charset.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT);
     }
 
     Line line(byte[] bytes, int offset, int length) {
@@ -42,11 +45,17 @@ final class LineBytes {
                 return new Line(Arrays.copyOfRange(bytes, offset, offset + length), false);
             }
         } else if (isWellFormed(bytes, offset, length)) {
-            return new Line(new String(bytes, offset, length, charset).getBytes(StandardCharsets.UTF_8), false);
+            return new Line(
+                    new String(bytes, offset, length, charset).getBytes(StandardCharsets.UTF_8),
+                    false);
         }
         return switch (policy) {
             case KEEP -> new Line(Arrays.copyOfRange(bytes, offset, offset + length), true);
-            case REPLACE -> new Line(new String(bytes, offset, length, charset).getBytes(StandardCharsets.UTF_8), true);
+            case REPLACE ->
+                    new Line(
+                            new String(bytes, offset, length, charset)
+                                    .getBytes(StandardCharsets.UTF_8),
+                            true);
             case REJECT -> new Line(null, true);
         };
     }

@@ -8,8 +8,8 @@ import java.util.Arrays;
  * unfinished line are kept. A longer line is not buffered: its bytes are dropped up to the next
  * delimiter and only its size is reported.
  *
- * <p>Complete lines that lie inside one chunk are handed out without copying. A trailing {@code
- * \r} is stripped when the delimiter is {@code \n}. Not thread-safe: one per connection.
+ * <p>Complete lines that lie inside one chunk are handed out without copying. A trailing {@code \r}
+ * is stripped when the delimiter is {@code \n}. Not thread-safe: one per connection.
  */
 final class LineSplitter {
 
@@ -31,9 +31,12 @@ final class LineSplitter {
 
     /** Bytes of the current line not yet handed out (never more than maxLineLength + delimiter). */
     private byte[] pending = new byte[INITIAL_BUFFER];
+
     private int pendingLength;
+
     /** Dropping an oversized line: how many bytes it had so far. -1 when not dropping. */
     private long skipped = -1;
+
     /** Multi-byte delimiters: how many delimiter bytes the input currently ends with. */
     private int matched;
 
@@ -74,14 +77,17 @@ final class LineSplitter {
         reset();
     }
 
-    /** The connection broke: an unfinished line is not a line. Returns how many bytes were dropped. */
+    /**
+     * The connection broke: an unfinished line is not a line. Returns how many bytes were dropped.
+     */
     long discard() {
         long dropped = skipped >= 0 ? skipped : pendingLength;
         reset();
         return dropped;
     }
 
-    private void feedSingleByteDelimiter(byte[] data, int offset, int length, Lines out) throws IOException {
+    private void feedSingleByteDelimiter(byte[] data, int offset, int length, Lines out)
+            throws IOException {
         byte d = delimiter[0];
         int end = offset + length;
         int start = offset;
@@ -129,7 +135,8 @@ final class LineSplitter {
         }
     }
 
-    private void feedMultiByteDelimiter(byte[] data, int offset, int length, Lines out) throws IOException {
+    private void feedMultiByteDelimiter(byte[] data, int offset, int length, Lines out)
+            throws IOException {
         int end = offset + length;
         for (int i = offset; i < end; i++) {
             byte b = data[i];
@@ -174,7 +181,9 @@ final class LineSplitter {
     }
 
     private int effectiveLength(byte[] bytes, int offset, int length) {
-        return stripCarriageReturn && length > 0 && bytes[offset + length - 1] == '\r' ? length - 1 : length;
+        return stripCarriageReturn && length > 0 && bytes[offset + length - 1] == '\r'
+                ? length - 1
+                : length;
     }
 
     private long effectiveLength(byte[] head, byte[] tail, int tailOffset, int tailLength) {
@@ -186,7 +195,14 @@ final class LineSplitter {
     private void append(byte[] data, int start, int length) {
         int needed = pendingLength + length;
         if (needed > pending.length) {
-            pending = Arrays.copyOf(pending, Math.max(needed, Math.min(pending.length * 2, maxLineLength + delimiter.length + 1)));
+            pending =
+                    Arrays.copyOf(
+                            pending,
+                            Math.max(
+                                    needed,
+                                    Math.min(
+                                            pending.length * 2,
+                                            maxLineLength + delimiter.length + 1)));
         }
         System.arraycopy(data, start, pending, pendingLength, length);
         pendingLength = needed;

@@ -5,10 +5,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.Comparator;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -19,13 +19,17 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  */
 final class SocketEnumerator implements SplitEnumerator<SocketSplit, Set<SocketSplit>> {
 
-    private static final Comparator<SocketSplit> BY_INDEX = Comparator.comparingInt(SocketSplit::index);
+    private static final Comparator<SocketSplit> BY_INDEX =
+            Comparator.comparingInt(SocketSplit::index);
 
     private final SplitEnumeratorContext<SocketSplit> context;
     private final boolean bounded;
     private final TreeSet<SocketSplit> unassigned = new TreeSet<>(BY_INDEX);
 
-    SocketEnumerator(SplitEnumeratorContext<SocketSplit> context, Set<SocketSplit> unassigned, boolean bounded) {
+    SocketEnumerator(
+            SplitEnumeratorContext<SocketSplit> context,
+            Set<SocketSplit> unassigned,
+            boolean bounded) {
         this.context = context;
         this.bounded = bounded;
         this.unassigned.addAll(unassigned);
@@ -103,7 +107,8 @@ final class SocketEnumerator implements SplitEnumerator<SocketSplit, Set<SocketS
                 throw new IOException("unknown socket enumerator state version " + version);
             }
             Set<SocketSplit> splits = new TreeSet<>(BY_INDEX);
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
+            try (DataInputStream in =
+                    new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
                 int count = in.readInt();
                 for (int i = 0; i < count; i++) {
                     splits.add(SocketSplit.Serializer.read(1, in));

@@ -1,10 +1,10 @@
 package io.kfp.ingest.socket;
 
+import java.util.Comparator;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.Comparator;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -15,10 +15,11 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Lines, as the bytes of their records, from one or more TCP endpoints (this source connects as a client, like {@code
- * socketTextStream}), built on the FLIP-27 source API: one split per endpoint, read in parallel
- * by up to one reader per endpoint, bounded memory whatever the peer sends, reconnects with
- * backoff, and the endpoint (not a position: a socket cannot replay) as checkpointed state.
+ * Lines, as the bytes of their records, from one or more TCP endpoints (this source connects as a
+ * client, like {@code socketTextStream}), built on the FLIP-27 source API: one split per endpoint,
+ * read in parallel by up to one reader per endpoint, bounded memory whatever the peer sends,
+ * reconnects with backoff, and the endpoint (not a position: a socket cannot replay) as
+ * checkpointed state.
  */
 public final class SocketLineSource
         implements Source<byte[], SocketSplit, Set<SocketSplit>>, ResultTypeQueryable<byte[]> {
@@ -37,7 +38,8 @@ public final class SocketLineSource
     }
 
     @Override
-    public SplitEnumerator<SocketSplit, Set<SocketSplit>> createEnumerator(SplitEnumeratorContext<SocketSplit> context) {
+    public SplitEnumerator<SocketSplit, Set<SocketSplit>> createEnumerator(
+            SplitEnumeratorContext<SocketSplit> context) {
         Set<SocketSplit> all = new TreeSet<>(Comparator.comparingInt(SocketSplit::index));
         for (int i = 0; i < settings.endpoints().size(); i++) {
             all.add(new SocketSplit(i, settings.endpoints().get(i)));

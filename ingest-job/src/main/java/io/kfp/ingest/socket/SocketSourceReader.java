@@ -11,15 +11,20 @@ import org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 
 /**
- * Runs one fetcher thread per endpoint assigned to this subtask and emits their lines with the
- * time they entered Flink as timestamp (ingestion time).
+ * Runs one fetcher thread per endpoint assigned to this subtask and emits their lines with the time
+ * they entered Flink as timestamp (ingestion time).
  */
 final class SocketSourceReader extends SourceReaderBase<byte[], byte[], SocketSplit, SocketSplit> {
 
     SocketSourceReader(SocketSourceSettings settings, SourceReaderContext context) {
         super(
                 new FetcherPerSplit(
-                        () -> new SocketSplitReader(settings, endpoint -> new EndpointMetrics(context.metricGroup(), endpoint)),
+                        () ->
+                                new SocketSplitReader(
+                                        settings,
+                                        endpoint ->
+                                                new EndpointMetrics(
+                                                        context.metricGroup(), endpoint)),
                         context.getConfiguration()),
                 (line, output, split) -> output.collect(line, System.currentTimeMillis()),
                 context.getConfiguration(),

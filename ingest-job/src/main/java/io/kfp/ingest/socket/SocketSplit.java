@@ -41,7 +41,8 @@ public record SocketSplit(int index, Endpoint endpoint) implements SourceSplit {
 
         @Override
         public SocketSplit deserialize(int version, byte[] serialized) throws IOException {
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
+            try (DataInputStream in =
+                    new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
                 return read(version, in);
             }
         }

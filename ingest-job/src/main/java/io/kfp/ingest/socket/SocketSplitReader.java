@@ -8,10 +8,10 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.time.Duration;
 import java.util.function.Function;
 import jdk.net.ExtendedSocketOptions;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * Reads one endpoint on its own fetcher thread: connects (with timeout, retries and exponential
  * backoff), reads up to 64 KiB at a time and cuts it into lines.
  *
- * <p>Backpressure: the fetcher thread hands each batch to a small bounded queue and blocks when
- * it is full, so it stops reading; the kernel's socket buffer fills and TCP flow control stops
- * the sender. Memory per endpoint is bounded by the read buffer, the queue and one line.
+ * <p>Backpressure: the fetcher thread hands each batch to a small bounded queue and blocks when it
+ * is full, so it stops reading; the kernel's socket buffer fills and TCP flow control stops the
+ * sender. Memory per endpoint is bounded by the read buffer, the queue and one line.
  */
 final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
 
@@ -37,6 +37,7 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
 
     /** Reads block at most this long, so the fetcher can react to wake-ups and shutdown. */
     static final int READ_POLL_MS = 200;
+
     private static final int READ_BUFFER = 64 * 1024;
 
     private final SocketSourceSettings settings;
@@ -49,15 +50,23 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     private SocketSplit split;
     private EndpointMetrics metrics;
     private LineSplitter splitter;
-    /** The first bytes of the current connection, held until it is clear whether they are a byte order mark. */
+
+    /**
+     * The first bytes of the current connection, held until it is clear whether they are a byte
+     * order mark.
+     */
     private final byte[] head = new byte[3];
+
     /** How many bytes {@link #head} holds; -1 once the connection's start is decided. */
     private int headLength = -1;
+
     private Socket socket;
     private InputStream in;
     private boolean everConnected;
+
     /** When the peer last sent a byte (or the connection was made). */
     private long lastDataNanos;
+
     private int failedAttempts;
     private long nextAttemptNanos;
     private boolean wokenUp;
@@ -67,7 +76,8 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     private final RateLimitedWarning connectWarning = new RateLimitedWarning(LOG);
     private final RateLimitedWarning encodingWarning = new RateLimitedWarning(LOG);
 
-    SocketSplitReader(SocketSourceSettings settings, Function<Endpoint, EndpointMetrics> metricsFactory) {
+    SocketSplitReader(
+            SocketSourceSettings settings, Function<Endpoint, EndpointMetrics> metricsFactory) {
         this.settings = settings;
         this.metricsFactory = metricsFactory;
         Charset charset = Charset.forName(settings.charset());
@@ -92,15 +102,30 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
         } catch (SocketTimeoutException nothingYet) {
             Duration idle = settings.idleTimeout();
             if (!idle.isZero() && System.nanoTime() - lastDataNanos > idle.toNanos()) {
-                String why = "nothing from " + split.endpoint() + " for " + TimeUtils.formatWithHighestUnit(idle)
-                        + " (ingest.idle-timeout)";
+                String why =
+                        "nothing from "
+                                + split.endpoint()
+                                + " for "
+                                + TimeUtils.formatWithHighestUnit(idle)
+                                + " (ingest.idle-timeout)";
                 long dropped = dropUnfinishedLine();
                 closeSocket();
                 if (settings.bounded()) {
-                    throw new IOException(why + " before the peer finished sending (ingest.bounded=true)"
-                            + (dropped > 0 ? "; dropped an unfinished line of " + dropped + " bytes" : ""));
+                    throw new IOException(
+                            why
+                                    + " before the peer finished sending (ingest.bounded=true)"
+                                    + (dropped > 0
+                                            ? "; dropped an unfinished line of "
+                                                    + dropped
+                                                    + " bytes"
+                                            : ""));
                 }
-                LOG.warn("{}: reconnecting{}.", why, dropped > 0 ? " (dropped an unfinished line of " + dropped + " bytes)" : "");
+                LOG.warn(
+                        "{}: reconnecting{}.",
+                        why,
+                        dropped > 0
+                                ? " (dropped an unfinished line of " + dropped + " bytes)"
+                                : "");
                 scheduleReconnect();
             }
             return batch.build();
@@ -111,11 +136,23 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
             long dropped = dropUnfinishedLine();
             closeSocket();
             if (settings.bounded()) {
-                // A one-shot load that breaks off is incomplete: fail rather than end "successfully".
-                throw new IOException("The connection to " + split.endpoint() + " broke before the peer"
-                        + " finished sending (ingest.bounded=true): " + e + (dropped > 0 ? "; dropped an unfinished line of " + dropped + " bytes" : ""), e);
+                // A one-shot load that breaks off is incomplete: fail rather than end
+                // "successfully".
+                throw new IOException(
+                        "The connection to "
+                                + split.endpoint()
+                                + " broke before the peer"
+                                + " finished sending (ingest.bounded=true): "
+                                + e
+                                + (dropped > 0
+                                        ? "; dropped an unfinished line of " + dropped + " bytes"
+                                        : ""),
+                        e);
             }
-            LOG.warn("Lost the connection to {}: {}{}; reconnecting.", split.endpoint(), e.toString(),
+            LOG.warn(
+                    "Lost the connection to {}: {}{}; reconnecting.",
+                    split.endpoint(),
+                    e.toString(),
                     dropped > 0 ? " (dropped an unfinished line of " + dropped + " bytes)" : "");
             scheduleReconnect();
             batch.addAll(split, lines);
@@ -133,7 +170,10 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                 // The peer may well send again after a reconnect: a fragment is not a line.
                 long dropped = dropUnfinishedLine();
                 if (dropped > 0) {
-                    LOG.warn("{} closed the connection in the middle of a line: dropped its {} bytes.", split.endpoint(), dropped);
+                    LOG.warn(
+                            "{} closed the connection in the middle of a line: dropped its {} bytes.",
+                            split.endpoint(),
+                            dropped);
                 }
             }
             closeSocket();
@@ -165,8 +205,8 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
 
     /**
      * The first bytes of a connection: held until they are known not to be a byte order mark, then
-     * fed; a UTF-8 mark dropped (with the UTF-8 charset); UTF-16 or UTF-32 refused. Returns where in
-     * {@link #buffer} the line bytes go on, or -1 when nothing more of it is to be fed now.
+     * fed; a UTF-8 mark dropped (with the UTF-8 charset); UTF-16 or UTF-32 refused. Returns where
+     * in {@link #buffer} the line bytes go on, or -1 when nothing more of it is to be fed now.
      */
     private int connectionStart(int n, LineSplitter.Lines sink) throws IOException {
         int take = Math.min(n, head.length - headLength);
@@ -193,12 +233,19 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
         return take;
     }
 
-    /** Closes a connection whose peer sends UTF-16 or UTF-32: as ASCII-compatible lines its input would be garbled. */
+    /**
+     * Closes a connection whose peer sends UTF-16 or UTF-32: as ASCII-compatible lines its input
+     * would be garbled.
+     */
     private void refuse(ByteOrderMark mark) throws IOException {
-        String why = split.endpoint() + " sends UTF-16 or UTF-32 (the connection began with the byte order mark "
-                + mark.hex(head) + "), but ingest-job cuts lines in " + settings.charset()
-                + " (ingest.charset, which must be ASCII-compatible): every character would arrive with NUL bytes."
-                + " Have the sender write UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE, or PowerShell's -Encoding utf8)";
+        String why =
+                split.endpoint()
+                        + " sends UTF-16 or UTF-32 (the connection began with the byte order mark "
+                        + mark.hex(head)
+                        + "), but ingest-job cuts lines in "
+                        + settings.charset()
+                        + " (ingest.charset, which must be ASCII-compatible): every character would arrive with NUL bytes."
+                        + " Have the sender write UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE, or PowerShell's -Encoding utf8)";
         headLength = -1;
         splitter.discard();
         closeSocket();
@@ -206,8 +253,16 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
         failedAttempts++;
         int maxRetries = settings.maxRetries();
         if (settings.bounded() || maxRetries >= 0 && failedAttempts > maxRetries) {
-            throw new IOException(why + (settings.bounded() ? "." : "; refused " + failedAttempts
-                    + (failedAttempts == 1 ? " connection" : " connections") + " (ingest.max-retries=" + maxRetries + ")."));
+            throw new IOException(
+                    why
+                            + (settings.bounded()
+                                    ? "."
+                                    : "; refused "
+                                            + failedAttempts
+                                            + (failedAttempts == 1 ? " connection" : " connections")
+                                            + " (ingest.max-retries="
+                                            + maxRetries
+                                            + ")."));
         }
         long delayMs = backoffMs(failedAttempts);
         nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
@@ -254,12 +309,19 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
             nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
             connectWarning.warn(
                     "Cannot connect to {} (attempt {}): {}; retrying in {} ms.",
-                    endpoint, failedAttempts, e.toString(), delayMs);
+                    endpoint,
+                    failedAttempts,
+                    e.toString(),
+                    delayMs);
             return false;
         }
         socket = candidate;
         in = candidate.getInputStream();
-        splitter = new LineSplitter(settings.delimiter(), settings.maxLineLength(), settings.stripCarriageReturn());
+        splitter =
+                new LineSplitter(
+                        settings.delimiter(),
+                        settings.maxLineLength(),
+                        settings.stripCarriageReturn());
         headLength = 0;
         if (everConnected) {
             metrics.reconnects.inc();
@@ -271,9 +333,9 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     }
 
     /**
-     * TCP keepalive: a peer whose host died or was cut off never closes the connection, and
-     * without probes a reader waits for it for ever. 30 s idle, then 3 probes 10 s apart: a dead
-     * peer is noticed within about a minute (the OS default is over two hours).
+     * TCP keepalive: a peer whose host died or was cut off never closes the connection, and without
+     * probes a reader waits for it for ever. 30 s idle, then 3 probes 10 s apart: a dead peer is
+     * noticed within about a minute (the OS default is over two hours).
      */
     static void keepAlive(Socket socket) throws IOException {
         socket.setKeepAlive(true);
@@ -290,7 +352,11 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
 
     /** Drops the line the connection ended in the middle of, and counts it; returns its bytes. */
     private long dropUnfinishedLine() {
-        long dropped = splitter.discard() + Math.max(0, headLength); // with the one or two bytes that might have begun a mark
+        long dropped =
+                splitter.discard()
+                        + Math.max(
+                                0, headLength); // with the one or two bytes that might have begun a
+        // mark
         headLength = -1;
         if (dropped > 0) {
             metrics.unfinishedLinesDropped.inc();
@@ -301,7 +367,8 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
     /** After a lost connection: the next attempt after the backoff for the attempts so far. */
     private void scheduleReconnect() {
         failedAttempts++;
-        nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs(failedAttempts));
+        nextAttemptNanos =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs(failedAttempts));
     }
 
     /** initial * 2^(attempt-1), at most the maximum. */
@@ -335,7 +402,8 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
         }
         for (SocketSplit added : change.splits()) {
             if (split != null) {
-                throw new IllegalStateException("one socket split per fetcher, got " + added + " besides " + split);
+                throw new IllegalStateException(
+                        "one socket split per fetcher, got " + added + " besides " + split);
             }
             split = added;
             metrics = metricsFactory.apply(added.endpoint());
@@ -394,10 +462,13 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                 metrics.malformedLines.inc();
                 malformedWarning.warn(
                         "A line from {} is not valid {} ({} bytes); {}.",
-                        split.endpoint(), settings.charset(), length,
+                        split.endpoint(),
+                        settings.charset(),
+                        length,
                         switch (settings.malformed()) {
                             case KEEP -> "kept its bytes as they are (ingest.malformed=keep)";
-                            case REPLACE -> "replaced the bad bytes with U+FFFD (ingest.malformed=replace)";
+                            case REPLACE ->
+                                    "replaced the bad bytes with U+FFFD (ingest.malformed=replace)";
                             case REJECT -> "dropped it (ingest.malformed=reject)";
                         });
                 if (line.bytes() == null) {
@@ -413,14 +484,20 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
             metrics.oversizedLinesSkipped.inc();
             if (settings.oversized() == SocketSourceSettings.OversizedPolicy.FAIL) {
                 throw new IOException(
-                        "A line of " + length + " bytes from " + split.endpoint()
-                                + " is longer than ingest.max-line-length (" + settings.maxLineLength()
+                        "A line of "
+                                + length
+                                + " bytes from "
+                                + split.endpoint()
+                                + " is longer than ingest.max-line-length ("
+                                + settings.maxLineLength()
                                 + " bytes). Raise ingest.max-line-length, or set ingest.oversized-lines=skip"
                                 + " to skip such lines.");
             }
             oversizedWarning.warn(
                     "Skipped a line of {} bytes from {}: longer than ingest.max-line-length ({} bytes).",
-                    length, split.endpoint(), settings.maxLineLength());
+                    length,
+                    split.endpoint(),
+                    settings.maxLineLength());
         }
     }
 }

@@ -42,13 +42,16 @@ class LineSplitterTest {
 
     @Test
     void linesSplitAcrossChunksAreJoined() throws IOException {
-        assertThat(split(newline(100), "hel", "lo\nwor", "", "ld\n", "\n!")).containsExactly("hello", "world", "", "!");
+        assertThat(split(newline(100), "hel", "lo\nwor", "", "ld\n", "\n!"))
+                .containsExactly("hello", "world", "", "!");
     }
 
     @Test
     void crlfLosesItsCarriageReturnButOtherCarriageReturnsStay() throws IOException {
-        assertThat(split(newline(100), "a\r\nb\r", "\nc\rd\n\r\n")).containsExactly("a", "b", "c\rd", "");
-        assertThat(split(new LineSplitter(new byte[] {';'}, 100, false), "a\r;b")).containsExactly("a\r", "b");
+        assertThat(split(newline(100), "a\r\nb\r", "\nc\rd\n\r\n"))
+                .containsExactly("a", "b", "c\rd", "");
+        assertThat(split(new LineSplitter(new byte[] {';'}, 100, false), "a\r;b"))
+                .containsExactly("a\r", "b");
     }
 
     @Test
@@ -59,7 +62,8 @@ class LineSplitterTest {
 
     @Test
     void lengthLimitIsInclusiveAndIgnoresTheStrippedCarriageReturn() throws IOException {
-        assertThat(split(newline(3), "abc\nabcd\nabc\r\n", "ab", "cd\n")).containsExactly("abc", "<oversized 4>", "abc", "<oversized 4>");
+        assertThat(split(newline(3), "abc\nabcd\nabc\r\n", "ab", "cd\n"))
+                .containsExactly("abc", "<oversized 4>", "abc", "<oversized 4>");
     }
 
     @Test
@@ -77,7 +81,8 @@ class LineSplitterTest {
         splitter.feed(rest, 0, rest.length, c);
         splitter.finish(c);
 
-        assertThat(c.out).containsExactly("<oversized " + (25 * 4096 + 2) + ">", "good 1", "good 2");
+        assertThat(c.out)
+                .containsExactly("<oversized " + (25 * 4096 + 2) + ">", "good 1", "good 2");
         assertThat(capacitySeen).isLessThanOrEqualTo(max + 2);
     }
 
@@ -88,9 +93,11 @@ class LineSplitterTest {
 
     @Test
     void multiByteDelimitersIncludingOverlappingOnes() throws IOException {
-        LineSplitter crlf = new LineSplitter("\r\n".getBytes(StandardCharsets.ISO_8859_1), 100, false);
+        LineSplitter crlf =
+                new LineSplitter("\r\n".getBytes(StandardCharsets.ISO_8859_1), 100, false);
         assertThat(split(crlf, "a\r", "\nb\rc\r\n\r\n")).containsExactly("a", "b\rc", "");
-        LineSplitter aab = new LineSplitter("aab".getBytes(StandardCharsets.ISO_8859_1), 100, false);
+        LineSplitter aab =
+                new LineSplitter("aab".getBytes(StandardCharsets.ISO_8859_1), 100, false);
         assertThat(split(aab, "xaaab", "yaa", "bz")).containsExactly("xa", "y", "z");
         LineSplitter pipes = new LineSplitter("||".getBytes(StandardCharsets.ISO_8859_1), 3, false);
         assertThat(split(pipes, "abc||abcdef||ok")).containsExactly("abc", "<oversized 6>", "ok");
@@ -98,6 +105,7 @@ class LineSplitterTest {
 
     @Test
     void emptyDelimiterIsRejected() {
-        assertThatThrownBy(() -> new LineSplitter(new byte[0], 10, false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new LineSplitter(new byte[0], 10, false))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

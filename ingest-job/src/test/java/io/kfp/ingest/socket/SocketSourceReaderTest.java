@@ -34,24 +34,36 @@ class SocketSourceReaderTest {
         try (LineServer server = new LineServer()) {
             // The first connection stays open until its reader is gone, so that reader cannot
             // reconnect and take the second connection's line.
-            java.util.concurrent.CountDownLatch firstReaderClosed = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch secondReaderClosed = new java.util.concurrent.CountDownLatch(1);
-            server.then(out -> {
-                        send("one\ntwo\n").run(out);
-                        out.flush();
-                        firstReaderClosed.await(30, TimeUnit.SECONDS);
-                    })
-                    .then(out -> {
-                        send("three\n").run(out);
-                        out.flush();
-                        secondReaderClosed.await(30, TimeUnit.SECONDS);
-                    });
-            SocketLineSource source = new SocketLineSource(
-                    SocketSplitReaderTest.settings(server.endpoint(), 100, false, 5, SocketSourceSettings.MalformedPolicy.REPLACE, false));
+            java.util.concurrent.CountDownLatch firstReaderClosed =
+                    new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch secondReaderClosed =
+                    new java.util.concurrent.CountDownLatch(1);
+            server.then(
+                            out -> {
+                                send("one\ntwo\n").run(out);
+                                out.flush();
+                                firstReaderClosed.await(30, TimeUnit.SECONDS);
+                            })
+                    .then(
+                            out -> {
+                                send("three\n").run(out);
+                                out.flush();
+                                secondReaderClosed.await(30, TimeUnit.SECONDS);
+                            });
+            SocketLineSource source =
+                    new SocketLineSource(
+                            SocketSplitReaderTest.settings(
+                                    server.endpoint(),
+                                    100,
+                                    false,
+                                    5,
+                                    SocketSourceSettings.MalformedPolicy.REPLACE,
+                                    false));
 
             List<SocketSplit> checkpoint;
             List<String> before = new ArrayList<>();
-            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
+            try (SourceReader<byte[], SocketSplit> reader =
+                    source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(new SocketSplit(0, Endpoint.parse(server.endpoint()))));
                 poll(reader, before, 2);
@@ -59,13 +71,17 @@ class SocketSourceReaderTest {
             }
             firstReaderClosed.countDown();
             assertThat(before).containsExactly("one", "two");
-            assertThat(checkpoint).containsExactly(new SocketSplit(0, Endpoint.parse(server.endpoint())));
+            assertThat(checkpoint)
+                    .containsExactly(new SocketSplit(0, Endpoint.parse(server.endpoint())));
 
             byte[] serialized = source.getSplitSerializer().serialize(checkpoint.get(0));
-            SocketSplit restored = source.getSplitSerializer().deserialize(source.getSplitSerializer().getVersion(), serialized);
+            SocketSplit restored =
+                    source.getSplitSerializer()
+                            .deserialize(source.getSplitSerializer().getVersion(), serialized);
 
             List<String> after = new ArrayList<>();
-            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
+            try (SourceReader<byte[], SocketSplit> reader =
+                    source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(restored));
                 poll(reader, after, 1);
@@ -79,19 +95,32 @@ class SocketSourceReaderTest {
     @Test
     void aReaderNobodyPollsStopsReadingSoTcpPushesBackOnTheSender() throws Exception {
         long total = 512L * 1024 * 1024; // far more than any socket buffer and queue hold
-        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong written =
+                new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
         try (LineServer server = new LineServer()) {
-            server.then(out -> {
-                byte[] chunk = ("x".repeat(99) + "\n").repeat(640).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                while (written.get() < total && stop.getCount() > 0) {
-                    out.write(chunk); // blocks once the reader stops reading
-                    written.addAndGet(chunk.length);
-                }
-            });
-            SocketLineSource source = new SocketLineSource(
-                    SocketSplitReaderTest.settings(server.endpoint(), 1024, false, 0, SocketSourceSettings.MalformedPolicy.REPLACE, false));
-            try (SourceReader<byte[], SocketSplit> reader = source.createReader(new ReaderContext())) {
+            server.then(
+                    out -> {
+                        byte[] chunk =
+                                ("x".repeat(99) + "\n")
+                                        .repeat(640)
+                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        while (written.get() < total && stop.getCount() > 0) {
+                            out.write(chunk); // blocks once the reader stops reading
+                            written.addAndGet(chunk.length);
+                        }
+                    });
+            SocketLineSource source =
+                    new SocketLineSource(
+                            SocketSplitReaderTest.settings(
+                                    server.endpoint(),
+                                    1024,
+                                    false,
+                                    0,
+                                    SocketSourceSettings.MalformedPolicy.REPLACE,
+                                    false));
+            try (SourceReader<byte[], SocketSplit> reader =
+                    source.createReader(new ReaderContext())) {
                 reader.start();
                 reader.addSplits(List.of(new SocketSplit(0, Endpoint.parse(server.endpoint()))));
                 // Never polled: the fetcher fills its small queue and blocks, the kernel buffers
@@ -102,7 +131,9 @@ class SocketSourceReaderTest {
                     previous = written.get();
                     Thread.sleep(300);
                 }
-                assertThat(written.get()).as("bytes the sender got rid of").isLessThan(64L * 1024 * 1024);
+                assertThat(written.get())
+                        .as("bytes the sender got rid of")
+                        .isLessThan(64L * 1024 * 1024);
             } finally {
                 stop.countDown();
             }
@@ -111,10 +142,23 @@ class SocketSourceReaderTest {
 
     @Test
     void enumeratorSpreadsEndpointsOverReadersAndKeepsUnassignedOnesInItsState() throws Exception {
-        List<Endpoint> endpoints = List.of(Endpoint.parse("h:1"), Endpoint.parse("h:2"), Endpoint.parse("h:3"));
-        SocketSourceSettings settings = new SocketSourceSettings(endpoints, new byte[] {'\n'}, "UTF-8",
-                SocketSourceSettings.MalformedPolicy.REPLACE, 10, SocketSourceSettings.OversizedPolicy.SKIP, false,
-                java.time.Duration.ofSeconds(1), 0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1), java.time.Duration.ZERO, true);
+        List<Endpoint> endpoints =
+                List.of(Endpoint.parse("h:1"), Endpoint.parse("h:2"), Endpoint.parse("h:3"));
+        SocketSourceSettings settings =
+                new SocketSourceSettings(
+                        endpoints,
+                        new byte[] {'\n'},
+                        "UTF-8",
+                        SocketSourceSettings.MalformedPolicy.REPLACE,
+                        10,
+                        SocketSourceSettings.OversizedPolicy.SKIP,
+                        false,
+                        java.time.Duration.ofSeconds(1),
+                        0,
+                        java.time.Duration.ofMillis(1),
+                        java.time.Duration.ofMillis(1),
+                        java.time.Duration.ZERO,
+                        true);
         EnumeratorContext context = new EnumeratorContext(2);
         context.registered.addAll(List.of(0, 1));
         var enumerator = new SocketLineSource(settings).createEnumerator(context);
@@ -127,7 +171,8 @@ class SocketSourceReaderTest {
         Set<SocketSplit> state = enumerator.snapshotState(1L);
         assertThat(state).extracting(SocketSplit::index).containsExactly(0, 2);
         var serializer = new SocketLineSource(settings).getEnumeratorCheckpointSerializer();
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(state))).isEqualTo(state);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(state)))
+                .isEqualTo(state);
 
         enumerator.addReader(0);
         assertThat(context.assigned.get(0)).extracting(SocketSplit::index).containsExactly(0, 2);
@@ -142,7 +187,8 @@ class SocketSourceReaderTest {
         assertThat(enumerator.snapshotState(3L)).isEmpty();
     }
 
-    private static void poll(SourceReader<byte[], SocketSplit> reader, List<String> out, int count) throws Exception {
+    private static void poll(SourceReader<byte[], SocketSplit> reader, List<String> out, int count)
+            throws Exception {
         Output output = new Output(out);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (out.size() < count && System.nanoTime() < deadline) {
@@ -247,7 +293,12 @@ class SocketSourceReaderTest {
 
         @Override
         public void assignSplits(SplitsAssignment<SocketSplit> assignment) {
-            assignment.assignment().forEach((reader, splits) -> assigned.computeIfAbsent(reader, r -> new ArrayList<>()).addAll(splits));
+            assignment
+                    .assignment()
+                    .forEach(
+                            (reader, splits) ->
+                                    assigned.computeIfAbsent(reader, r -> new ArrayList<>())
+                                            .addAll(splits));
         }
 
         @Override
@@ -256,11 +307,16 @@ class SocketSourceReaderTest {
         }
 
         @Override
-        public <T> void callAsync(java.util.concurrent.Callable<T> callable, java.util.function.BiConsumer<T, Throwable> handler) {}
+        public <T> void callAsync(
+                java.util.concurrent.Callable<T> callable,
+                java.util.function.BiConsumer<T, Throwable> handler) {}
 
         @Override
-        public <T> void callAsync(java.util.concurrent.Callable<T> callable, java.util.function.BiConsumer<T, Throwable> handler,
-                long initialDelay, long period) {}
+        public <T> void callAsync(
+                java.util.concurrent.Callable<T> callable,
+                java.util.function.BiConsumer<T, Throwable> handler,
+                long initialDelay,
+                long period) {}
 
         @Override
         public void runInCoordinatorThread(Runnable runnable) {

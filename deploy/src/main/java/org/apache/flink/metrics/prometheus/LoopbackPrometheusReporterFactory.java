@@ -19,7 +19,8 @@ public final class LoopbackPrometheusReporterFactory implements MetricReporterFa
 
     @Override
     public MetricReporter createMetricReporter(Properties properties) {
-        return new LoopbackPrometheusReporter(new PortRange(properties.getProperty("port", "9249")));
+        return new LoopbackPrometheusReporter(
+                new PortRange(properties.getProperty("port", "9249")));
     }
 
     /** Serves the registry on the first free port of the range, on loopback. */
@@ -33,15 +34,20 @@ public final class LoopbackPrometheusReporterFactory implements MetricReporterFa
             while (server == null && candidates.hasNext()) {
                 int port = candidates.next();
                 try {
-                    server = new HTTPServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), registry);
+                    server =
+                            new HTTPServer(
+                                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+                                    registry);
                     log.info("Prometheus metrics on http://127.0.0.1:{}/metrics", port);
                 } catch (IOException taken) {
                     log.debug("Port {} is taken: {}", port, taken.toString());
                 }
             }
             if (server == null) {
-                throw new IllegalStateException("no free port for Prometheus metrics in " + ports
-                        + " on 127.0.0.1; widen metrics.reporter.prom.port (KFP_PROM_PORTS)");
+                throw new IllegalStateException(
+                        "no free port for Prometheus metrics in "
+                                + ports
+                                + " on 127.0.0.1; widen metrics.reporter.prom.port (KFP_PROM_PORTS)");
             }
             httpServer = server;
         }
