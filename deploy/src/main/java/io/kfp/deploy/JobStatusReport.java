@@ -1,8 +1,8 @@
 package io.kfp.deploy;
 
 import io.kfp.common.config.JobOptions;
-import io.kfp.common.kafka.ConsumerLag;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.ops.offsets.ConsumerLag;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

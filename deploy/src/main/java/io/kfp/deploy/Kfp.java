@@ -1,8 +1,8 @@
 package io.kfp.deploy;
 
 import io.kfp.common.kafka.KafkaSinkOptions;
-import io.kfp.common.verify.RelayVerifier;
-import io.kfp.common.verify.Verdict;
+import io.kfp.ops.verify.CopyReport;
+import io.kfp.ops.verify.RelayVerifier;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -896,7 +896,7 @@ public final class Kfp implements Callable<Integer> {
                             inMemory,
                             examples,
                             kfp.out);
-            Verdict verdict;
+            CopyReport verdict;
             try {
                 verdict =
                         verifier.verify(

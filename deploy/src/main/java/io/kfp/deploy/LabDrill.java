@@ -169,7 +169,7 @@ final class LabDrill {
             long ongoingTransactions,
             long lsoBehindHighWatermark,
             long failedJobs,
-            io.kfp.common.verify.Verdict copy,
+            io.kfp.ops.verify.CopyReport copy,
             List<Recovery> recoveries) {
         boolean clean() {
             return distinct == produced
@@ -997,20 +997,20 @@ final class LabDrill {
         }
         // The observer checks sequence numbers as they come; kfp verify then checks every byte of
         // every record.
-        io.kfp.common.verify.Verdict copy;
+        io.kfp.ops.verify.CopyReport copy;
         try {
             copy =
-                    new io.kfp.common.verify.RelayVerifier(
+                    new io.kfp.ops.verify.RelayVerifier(
                                     settings.kafkaClient(),
                                     settings.run().resolve("verify"),
-                                    io.kfp.common.verify.RelayVerifier.DEFAULT_BUCKET_ENTRIES,
+                                    io.kfp.ops.verify.RelayVerifier.DEFAULT_BUCKET_ENTRIES,
                                     3,
                                     null)
                             .verify(
                                     input,
-                                    io.kfp.common.verify.RelayVerifier.Range.whole(),
+                                    io.kfp.ops.verify.RelayVerifier.Range.whole(),
                                     output,
-                                    io.kfp.common.verify.RelayVerifier.Range.whole());
+                                    io.kfp.ops.verify.RelayVerifier.Range.whole());
         } catch (RuntimeException e) {
             // What the observer saw is still reported; the drill is not clean without the
             // byte-for-byte check.

@@ -2,7 +2,7 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.kafka.ConsumerLag;
+import io.kfp.ops.offsets.ConsumerLag;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.kfp.embedded;
 
 import io.kfp.common.entry.JobSpec;
-import io.kfp.common.kafka.ConsumerLag;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.ingest.IngestJob;
+import io.kfp.ops.offsets.ConsumerLag;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
 import java.util.List;

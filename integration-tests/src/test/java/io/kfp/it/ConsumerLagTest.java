@@ -2,7 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.kafka.ConsumerLag;
+import io.kfp.ops.offsets.ConsumerLag;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

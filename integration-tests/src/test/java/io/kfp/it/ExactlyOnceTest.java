@@ -3,9 +3,9 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.common.verify.RelayVerifier;
-import io.kfp.common.verify.Verdict;
 import io.kfp.embedded.EmbeddedJobs;
+import io.kfp.ops.verify.CopyReport;
+import io.kfp.ops.verify.RelayVerifier;
 import io.kfp.relay.RelayJob;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -97,7 +97,7 @@ class ExactlyOnceTest {
         assertThat(audit.gaps).as("gaps").isZero();
         assertThat(audit.distinct).isEqualTo(RECORDS);
         assertThat(audit.keysOutOfOrder).as("keys whose records are out of order").isEmpty();
-        Verdict verdict = verify(run);
+        CopyReport verdict = verify(run);
         assertThat(verdict.clean()).as("kfp verify's verdict, byte for byte: %s", verdict).isTrue();
         assertThat(verdict.matched()).isEqualTo(RECORDS);
         assertThat(aborted)
@@ -177,17 +177,17 @@ class ExactlyOnceTest {
         assertThat(run.plan.failuresInjected()).isEqualTo(2);
         assertThat(audit.gaps).as("missing records").isZero();
         assertThat(audit.distinct).isEqualTo(RECORDS);
-        Verdict verdict = verify(run);
+        CopyReport verdict = verify(run);
         assertThat(
-                        verdict.count(Verdict.Kind.MISSING)
-                                + verdict.count(Verdict.Kind.ALTERED)
-                                + verdict.count(Verdict.Kind.UNEXPECTED))
+                        verdict.count(CopyReport.Kind.MISSING)
+                                + verdict.count(CopyReport.Kind.ALTERED)
+                                + verdict.count(CopyReport.Kind.UNEXPECTED))
                 .as("records lost, altered or made up (only duplicates are allowed): %s", verdict)
                 .isZero();
     }
 
     /** The verifier behind kfp verify, over the whole input and output. */
-    static Verdict verify(Run run) {
+    static CopyReport verify(Run run) {
         Properties client = new Properties();
         client.setProperty("bootstrap.servers", bootstrap());
         return new RelayVerifier(

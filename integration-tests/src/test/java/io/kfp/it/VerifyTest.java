@@ -2,10 +2,10 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.verify.RelayVerifier;
-import io.kfp.common.verify.RelayVerifier.Range;
-import io.kfp.common.verify.Verdict;
-import io.kfp.common.verify.Verdict.Kind;
+import io.kfp.ops.verify.CopyReport;
+import io.kfp.ops.verify.CopyReport.Kind;
+import io.kfp.ops.verify.RelayVerifier;
+import io.kfp.ops.verify.RelayVerifier.Range;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +98,7 @@ class VerifyTest {
     void findsTheMissingTheDuplicatedTheAlteredAndTheUnexpectedRecord() {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         // 300 records per bucket: the 2,000 records go through bucket files, as millions would.
-        Verdict verdict = verifier(300).verify(INPUT, Range.whole(), OUTPUT, Range.whole());
+        CopyReport verdict = verifier(300).verify(INPUT, Range.whole(), OUTPUT, Range.whole());
         verdict.print(new PrintStream(printed, true, StandardCharsets.UTF_8));
 
         assertThat(verdict.inputRecords()).isEqualTo(RECORDS);
@@ -132,7 +132,7 @@ class VerifyTest {
     @Test
     void aTimeRangeWithoutThePlantedFaultsIsClean() {
         Range range = Range.between(FIRST_TIMESTAMP + 100, FIRST_TIMESTAMP + 200);
-        Verdict verdict =
+        CopyReport verdict =
                 verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES).verify(INPUT, range, OUTPUT, range);
 
         assertThat(verdict.inputRecords()).isEqualTo(100);
@@ -142,7 +142,7 @@ class VerifyTest {
 
     @Test
     void anOffsetRangeReadsOnlyThePartitionsAndOffsetsItNames() {
-        Verdict verdict =
+        CopyReport verdict =
                 verifier(RelayVerifier.DEFAULT_BUCKET_ENTRIES)
                         .verify(
                                 INPUT,

@@ -1,4 +1,4 @@
-package io.kfp.common.verify;
+package io.kfp.ops.verify;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -66,13 +66,14 @@ final class RecordMatcher implements AutoCloseable {
     private final List<Entry> inMemory;
     private final Path directory;
     private final DataOutputStream[] files;
-    private final Verdict.Builder verdict;
+    private final CopyReport.Builder verdict;
 
     /**
      * A matcher for about {@code expectedRecords} records (input and output together), at most
      * {@code bucketEntries} of them in memory at once; bucket files go under {@code workDir}.
      */
-    RecordMatcher(long expectedRecords, int bucketEntries, Path workDir, Verdict.Builder verdict) {
+    RecordMatcher(
+            long expectedRecords, int bucketEntries, Path workDir, CopyReport.Builder verdict) {
         this.verdict = verdict;
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");

@@ -1,4 +1,4 @@
-package io.kfp.common.verify;
+package io.kfp.ops.verify;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * many are missing, duplicated, altered or unexpected, each with its first few examples ({@code
  * topic-partition@offset}).
  */
-public final class Verdict {
+public final class CopyReport {
 
     /** How an output can differ from its input. */
     public enum Kind {
@@ -52,7 +52,7 @@ public final class Verdict {
     private final int buckets;
     private final Duration took;
 
-    private Verdict(Builder b, Duration took) {
+    private CopyReport(Builder b, Duration took) {
         this.from = b.from;
         this.to = b.to;
         this.inputRecords = b.inputRecords;
@@ -220,8 +220,8 @@ public final class Verdict {
             this.buckets = buckets;
         }
 
-        Verdict build(Duration took) {
-            return new Verdict(this, took);
+        CopyReport build(Duration took) {
+            return new CopyReport(this, took);
         }
     }
 }

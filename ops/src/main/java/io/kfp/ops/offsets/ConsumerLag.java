@@ -1,4 +1,4 @@
-package io.kfp.common.kafka;
+package io.kfp.ops.offsets;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
-package io.kfp.common.verify;
+package io.kfp.ops.verify;
 
-import io.kfp.common.kafka.CommittedRanges;
+import io.kfp.ops.offsets.CommittedRanges;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -109,9 +109,9 @@ public final class RelayVerifier {
         }
     }
 
-    public Verdict verify(String from, Range fromRange, String to, Range toRange) {
+    public CopyReport verify(String from, Range fromRange, String to, Range toRange) {
         long started = System.nanoTime();
-        Verdict.Builder verdict = new Verdict.Builder(from, to, examples);
+        CopyReport.Builder verdict = new CopyReport.Builder(from, to, examples);
         try (KafkaConsumer<byte[], byte[]> consumer =
                 CommittedRanges.consumer(client, "kfp-verify")) {
             Map<TopicPartition, long[]> input = resolve(consumer, from, fromRange);

@@ -1,8 +1,8 @@
-package io.kfp.common.verify;
+package io.kfp.ops.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.common.verify.Verdict.Kind;
+import io.kfp.ops.verify.CopyReport.Kind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ class RecordMatcherTest {
     @ParameterizedTest(name = "at most {0} records per bucket")
     @ValueSource(ints = {RelayVerifier.DEFAULT_BUCKET_ENTRIES, 300, 7})
     void findsEachPlantedFaultAndNothingElse(int bucketEntries) throws Exception {
-        Verdict.Builder builder = new Verdict.Builder("in", "out", 3);
+        CopyReport.Builder builder = new CopyReport.Builder("in", "out", 3);
         Path dir;
         try (RecordMatcher matcher = new RecordMatcher(2_000, bucketEntries, WORK, builder)) {
             dir = matcher.directory();
@@ -75,7 +75,7 @@ class RecordMatcherTest {
             matcher.add(true, 0, 9_000, null, value(1), null, 5L);
             matcher.match();
         }
-        Verdict verdict = builder.build(Duration.ofSeconds(1));
+        CopyReport verdict = builder.build(Duration.ofSeconds(1));
 
         // Not 10, 30, 40, 50 (missing or altered), not 20 (copied twice); of the input's twins, one
         // is held once.
@@ -101,7 +101,7 @@ class RecordMatcherTest {
     @ParameterizedTest(name = "at most {0} records per bucket")
     @ValueSource(ints = {RelayVerifier.DEFAULT_BUCKET_ENTRIES, 5})
     void aFaithfulCopyIsClean(int bucketEntries) {
-        Verdict.Builder builder = new Verdict.Builder("in", "out", 3);
+        CopyReport.Builder builder = new CopyReport.Builder("in", "out", 3);
         try (RecordMatcher matcher = new RecordMatcher(200, bucketEntries, WORK, builder)) {
             for (int i = 0; i < 100; i++) {
                 matcher.add(false, 0, i, key(i), value(i), headers(i), i);
@@ -109,7 +109,7 @@ class RecordMatcherTest {
             }
             matcher.match();
         }
-        Verdict verdict = builder.build(Duration.ofSeconds(1));
+        CopyReport verdict = builder.build(Duration.ofSeconds(1));
         assertThat(verdict.clean()).isTrue();
         assertThat(verdict.matched()).isEqualTo(100);
     }
@@ -117,7 +117,8 @@ class RecordMatcherTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"key", "value", "header key", "header value", "timestamp", "null key"})
     void anyByteThatDiffersMakesAnotherContent(String part) {
-        RecordMatcher matcher = new RecordMatcher(1, 10, WORK, new Verdict.Builder("in", "out", 1));
+        RecordMatcher matcher =
+                new RecordMatcher(1, 10, WORK, new CopyReport.Builder("in", "out", 1));
         long original =
                 matcher.content(
                         bytes("k"), bytes("v"), new RecordHeaders().add("h", bytes("x")), 1);
