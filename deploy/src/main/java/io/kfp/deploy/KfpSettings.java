@@ -1,5 +1,8 @@
 package io.kfp.deploy;
 
+import io.kfp.deploy.cli.Kfp;
+import io.kfp.deploy.cluster.FlinkTls;
+import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,7 +20,7 @@ import java.util.Properties;
  * @param home the deploy module ({@code deploy/}): its conf/ templates and target/dist
  * @param callerDir where kfp was called from: relative paths the user gives are relative to it
  */
-record KfpSettings(
+public record KfpSettings(
         Path home,
         Path callerDir,
         Path run,
@@ -40,7 +43,7 @@ record KfpSettings(
      * kfp's own variables. They say where things run, not how a job behaves, so they are removed
      * from the environment of a job's main, which reads every other {@code KFP_*} as a job option.
      */
-    static final List<String> OWN_VARIABLES =
+    public static final List<String> OWN_VARIABLES =
             List.of(
                     "KFP_RUN_DIR",
                     "KFP_KAFKA_PORT",
@@ -52,7 +55,7 @@ record KfpSettings(
                     "KFP_TOPOLOGY",
                     Kfp.ON_CLIENT_HOST);
 
-    static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
+    public static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
         // An empty variable means unset, as ${X:-default} does in a shell.
         Map<String, String> env = new java.util.HashMap<>();
         given.forEach(
@@ -102,16 +105,16 @@ record KfpSettings(
                 topology);
     }
 
-    Path repo() {
+    public Path repo() {
         return home.getParent();
     }
 
-    Path dist() {
+    public Path dist() {
         return home.resolve("target").resolve("dist");
     }
 
     /** Fails unless {@code kfp build} has assembled the cluster and the broker. */
-    void requireDist() {
+    public void requireDist() {
         if (!Files.isDirectory(dist().resolve("flink").resolve("lib"))
                 || !Files.isDirectory(dist().resolve("kafka").resolve("libs"))) {
             throw new KfpException("not built yet: run 'kfp build' first.");
@@ -122,7 +125,7 @@ record KfpSettings(
      * The secure broker's users, certificates and client settings ({@code kfp kafka start
      * --secure}).
      */
-    KafkaSecurity kafkaSecurity() {
+    public KafkaSecurity kafkaSecurity() {
         return new KafkaSecurity(run);
     }
 
@@ -130,7 +133,7 @@ record KfpSettings(
      * What every Kafka client kfp makes starts from: the bootstrap servers, and on the secure
      * broker kfp's admin user (never on an external cluster: KAFKA_BOOTSTRAP brings its own).
      */
-    java.util.Properties kafkaClient() {
+    public java.util.Properties kafkaClient() {
         java.util.Properties props = new java.util.Properties();
         if (!externalKafka && kafkaSecurity().enabled()) {
             props.putAll(kafkaSecurity().adminSettings());
@@ -144,12 +147,12 @@ record KfpSettings(
      * The cluster's configuration directory, written from conf/flink by every command that needs
      * it.
      */
-    Path flinkConf() {
+    public Path flinkConf() {
         return run.resolve("flink-conf");
     }
 
     /** The REST API of the (first) JobManager. */
-    String restUrl() {
+    public String restUrl() {
         return restUrl(topology == null ? null : topology.with(Topology.Role.JOBMANAGER).get(0));
     }
 
@@ -157,7 +160,7 @@ record KfpSettings(
      * The REST API of the JobManager on {@code host} (null: the one host): https with client
      * certificates after kfp cluster start --tls (conf/flink/tls.yaml).
      */
-    String restUrl(Topology.Host host) {
+    public String restUrl(Topology.Host host) {
         return (new FlinkTls(run).enabled() ? "https://" : "http://")
                 + address(host)
                 + ":"
@@ -168,19 +171,20 @@ record KfpSettings(
      * Where a host of the topology keeps its PID files, logs and data; the one host keeps them in
      * the run directory itself.
      */
-    Path hostRun(Topology.Host host) {
+    public Path hostRun(Topology.Host host) {
         return host == null ? run : run.resolve("hosts").resolve(host.name());
     }
 
     /** The processes of {@code host} (null: this machine, the one-host setup). */
-    Processes processes(Topology.Host host, java.io.PrintStream out, java.io.PrintStream err) {
+    public Processes processes(
+            Topology.Host host, java.io.PrintStream out, java.io.PrintStream err) {
         return host == null
                 ? new Processes(run, out, err)
                 : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);
     }
 
     /** The address a process on {@code host} listens on. */
-    static String address(Topology.Host host) {
+    public static String address(Topology.Host host) {
         return host == null ? "127.0.0.1" : host.address();
     }
 
@@ -188,7 +192,7 @@ record KfpSettings(
      * A path as the user meant it: relative to where kfp was called from; URIs ({@code s3://},
      * {@code file:...}) and absolute paths as given.
      */
-    String absolute(String path) {
+    public String absolute(String path) {
         if (path.startsWith("/") || path.contains("://") || path.startsWith("file:")) {
             return path;
         }
@@ -198,12 +202,12 @@ record KfpSettings(
     /**
      * A template from conf/ with its {@code @KFP_...@} placeholders filled in, for the one host.
      */
-    String fill(String template) {
+    public String fill(String template) {
         return fill(template, null);
     }
 
     /** A template filled in for {@code host}: its address and directory. */
-    String fill(String template, Topology.Host host) {
+    public String fill(String template, Topology.Host host) {
         return template.replace("@KFP_HOST@", address(host))
                 .replace("@KFP_HOST_DIR@", hostRun(host).toString())
                 .replace("@KFP_RUN_DIR@", run.toString())
@@ -261,7 +265,7 @@ record KfpSettings(
      * The project version the build wrote into kfp.properties (the job jars carry it in their
      * names).
      */
-    static String projectVersion() {
+    public static String projectVersion() {
         try (InputStream in = KfpSettings.class.getResourceAsStream("/kfp.properties")) {
             if (in == null) {
                 throw new KfpException(

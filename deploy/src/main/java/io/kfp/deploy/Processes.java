@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.deploy.lab.Lab;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -23,7 +24,7 @@ import java.util.stream.Stream;
  * by that PID only. A PID counts as ours only while that process is alive and its command line
  * mentions the run directory, so a PID reused after a reboot is never signalled.
  */
-final class Processes {
+public final class Processes {
 
     static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
@@ -53,7 +54,7 @@ final class Processes {
     }
 
     /** The PID of {@code name} if it is running and ours. */
-    OptionalLong running(String name) {
+    public OptionalLong running(String name) {
         OptionalLong pid = recorded(name);
         if (pid.isEmpty() || !alive(pid.getAsLong()) || !mentionsRunDir(pid.getAsLong())) {
             return OptionalLong.empty();
@@ -99,12 +100,12 @@ final class Processes {
      * of the kfp that started it does not reach it), stdout and stderr to {@code output}, and
      * records its PID. Does nothing but say so if {@code name} is already running.
      */
-    void start(String name, Path output, List<String> command, Path workDir) {
+    public void start(String name, Path output, List<String> command, Path workDir) {
         start(name, output, command, workDir, java.util.Map.of());
     }
 
     /** As {@link #start(String, Path, List, Path)}, with {@code environment} added to kfp's own. */
-    void start(
+    public void start(
             String name,
             Path output,
             List<String> command,
@@ -157,7 +158,7 @@ final class Processes {
      * Starts a server (unless it runs already) and waits until it answers on {@code address:port}:
      * what kfp does for every broker, store and coordinator it runs.
      */
-    void startAndAwait(
+    public void startAndAwait(
             String name,
             String what,
             Path output,
@@ -170,7 +171,7 @@ final class Processes {
     }
 
     /** {@code LABEL: running (pid N), DETAIL} or {@code LABEL: stopped}: one line of kfp status. */
-    String describe(String name, String label, String detail) {
+    public String describe(String name, String label, String detail) {
         OptionalLong pid = running(name);
         return pid.isPresent()
                 ? label + ": running (pid " + pid.getAsLong() + "), " + detail
@@ -180,7 +181,7 @@ final class Processes {
     /**
      * SIGKILL at once, as a crash would: the fault tests' kill -9. Returns whether it was running.
      */
-    boolean kill(String name) {
+    public boolean kill(String name) {
         OptionalLong pid = running(name);
         if (pid.isEmpty()) {
             return false;
@@ -208,12 +209,12 @@ final class Processes {
     }
 
     /** SIGTERM, then SIGKILL after {@link #STOP_GRACE}; only the recorded PID. */
-    void stop(String name) {
+    public void stop(String name) {
         stop(name, STOP_GRACE);
     }
 
     /** SIGTERM, then SIGKILL after {@code grace}; only the recorded PID. */
-    void stop(String name, Duration grace) {
+    public void stop(String name, Duration grace) {
         OptionalLong pid = running(name);
         try {
             if (pid.isEmpty()) {
@@ -258,7 +259,7 @@ final class Processes {
      * The names of the PID files that start with {@code prefix}, in numeric order (taskmanager-2
      * before -10).
      */
-    List<String> tracked(String prefix) {
+    public List<String> tracked(String prefix) {
         Path dir = run.resolve("pid");
         if (!Files.isDirectory(dir)) {
             return List.of();
@@ -280,11 +281,11 @@ final class Processes {
      * Waits until {@code port} on 127.0.0.1 answers. Fails at once, with the last lines of its
      * output, if {@code name} exits first; after {@code timeout} with where to look.
      */
-    void awaitPort(int port, String what, String name, Path output, Duration timeout) {
+    public void awaitPort(int port, String what, String name, Path output, Duration timeout) {
         awaitPort("127.0.0.1", port, what, name, output, timeout);
     }
 
-    void awaitPort(
+    public void awaitPort(
             String address, int port, String what, String name, Path output, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!portOpen(address, port)) {
@@ -312,14 +313,14 @@ final class Processes {
         }
     }
 
-    static boolean portOpen(int port) {
+    public static boolean portOpen(int port) {
         return portOpen("127.0.0.1", port);
     }
 
     /**
      * Whether {@code address:port} accepts a connection; a lab address only from inside the lab.
      */
-    static boolean portOpen(String address, int port) {
+    public static boolean portOpen(String address, int port) {
         if (!address.startsWith("127.")) {
             Lab.requireInside(address);
         }
@@ -332,7 +333,7 @@ final class Processes {
     }
 
     /** Refuses to start next to something else on our port: it would look like us. */
-    static void requireFreePort(int port, String variable) {
+    public static void requireFreePort(int port, String variable) {
         if (portOpen(port)) {
             throw new KfpException(
                     "port "
@@ -343,7 +344,7 @@ final class Processes {
         }
     }
 
-    static List<String> tail(Path file, int lines) {
+    public static List<String> tail(Path file, int lines) {
         try {
             List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
             return all.subList(Math.max(0, all.size() - lines), all.size());
@@ -357,7 +358,7 @@ final class Processes {
      * (the first failure is rethrown). Not a parallel stream: on two cores that runs two at a time,
      * and a Kafka node stopped after the other two waits for a quorum that is gone.
      */
-    static <T> void allAtOnce(List<T> items, Consumer<T> action) {
+    public static <T> void allAtOnce(List<T> items, Consumer<T> action) {
         List<Thread> threads = new ArrayList<>();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         for (T item : items) {
@@ -387,7 +388,7 @@ final class Processes {
         }
     }
 
-    static void sleep(Duration duration) {
+    public static void sleep(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {

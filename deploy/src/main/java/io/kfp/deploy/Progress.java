@@ -8,7 +8,7 @@ import java.util.Locale;
  * TaskManagers [######------] 2/3, 14 s}); in a pipe one plain line each time the count moves, so a
  * log shows the steps without control codes.
  */
-final class Progress {
+public final class Progress {
 
     private static final int WIDTH = 20;
 
@@ -19,7 +19,7 @@ final class Progress {
     private final long started = System.nanoTime();
     private int shown = -1;
 
-    Progress(PrintStream out, boolean terminal, String what, int total) {
+    public Progress(PrintStream out, boolean terminal, String what, int total) {
         this.out = out;
         this.terminal = terminal;
         this.what = what;
@@ -27,12 +27,12 @@ final class Progress {
     }
 
     /** Whether kfp's output is a terminal (stdin and stdout, as Java sees it). */
-    static boolean onTerminal() {
+    public static boolean onTerminal() {
         return System.console() != null;
     }
 
     /** Shows {@code done} of the total; in a pipe only when it changed. */
-    void update(int done) {
+    public void update(int done) {
         if (!terminal && done == shown) {
             return;
         }
@@ -57,7 +57,7 @@ final class Progress {
     }
 
     /** Ends the bar's line on a terminal. */
-    void done() {
+    public void done() {
         if (terminal && shown >= 0) {
             out.println();
         }

@@ -24,14 +24,14 @@ import org.apache.flink.configuration.YamlParserUtils;
  * Flink's own start-cluster.sh does with its masters and workers files (documented, not tested
  * here).
  */
-record Topology(String name, Launcher launcher, String subnet, List<Host> hosts) {
+public record Topology(String name, Launcher launcher, String subnet, List<Host> hosts) {
 
-    enum Launcher {
+    public enum Launcher {
         NETNS,
         SSH
     }
 
-    enum Role {
+    public enum Role {
         KAFKA,
         ZOOKEEPER,
         S3,
@@ -40,7 +40,7 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
         CLIENT
     }
 
-    record Host(String name, String address, Set<Role> roles) {
+    public record Host(String name, String address, Set<Role> roles) {
         boolean has(Role role) {
             return roles.contains(role);
         }
@@ -204,11 +204,11 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
         }
     }
 
-    List<Host> with(Role role) {
+    public List<Host> with(Role role) {
         return hosts.stream().filter(h -> h.has(role)).toList();
     }
 
-    Host host(String name) {
+    public Host host(String name) {
         return hosts.stream()
                 .filter(h -> h.name().equals(name))
                 .findFirst()
@@ -224,22 +224,22 @@ record Topology(String name, Launcher launcher, String subnet, List<Host> hosts)
                                                 + "."));
     }
 
-    Host client() {
+    public Host client() {
         return with(Role.CLIENT).get(0);
     }
 
     /** The network namespace that is {@code host} in the lab. */
-    String namespace(Host host) {
+    public String namespace(Host host) {
         return "kfp-" + name + "-" + host.name();
     }
 
     /** The namespace that holds the bridge joining the hosts. */
-    String bridgeNamespace() {
+    public String bridgeNamespace() {
         return "kfp-" + name + "-net";
     }
 
     /** The command prefix that runs something on {@code host}. */
-    List<String> launcherPrefix(Host host) {
+    public List<String> launcherPrefix(Host host) {
         return launcher == Launcher.NETNS
                 ? List.of("ip", "netns", "exec", namespace(host))
                 : List.of("ssh", host.name());

@@ -11,11 +11,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** How the end-to-end tests run deploy/bin/kfp and other commands. */
-final class Commands {
+public final class Commands {
 
     private Commands() {}
 
-    record Result(int exit, String output) {}
+    public record Result(int exit, String output) {}
 
     /**
      * Runs {@code command} with only the test's settings in its environment (a developer's
@@ -23,7 +23,8 @@ final class Commands {
      * a hung process is noticed, and destroyed with its descendants if it does not end in time;
      * fails then. The exit code is the caller's to judge.
      */
-    static Result run(List<String> command, Map<String, String> env, Path dir, Duration timeout)
+    public static Result run(
+            List<String> command, Map<String, String> env, Path dir, Duration timeout)
             throws Exception {
         Files.createDirectories(dir);
         Path output = Files.createTempFile(dir, "cmd-", ".out");

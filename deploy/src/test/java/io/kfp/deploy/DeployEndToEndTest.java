@@ -2,6 +2,7 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.deploy.cluster.FlinkRest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * the output topic is checked record by record. Everything started is stopped by PID afterwards,
  * also on failure.
  */
-class DeployEndToEndTest {
+public class DeployEndToEndTest {
 
     static OneHostKfp host;
     static final int LINES = 1_000;

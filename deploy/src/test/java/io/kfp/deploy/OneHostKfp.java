@@ -1,5 +1,6 @@
 package io.kfp.deploy;
 
+import io.kfp.deploy.cluster.FlinkRest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

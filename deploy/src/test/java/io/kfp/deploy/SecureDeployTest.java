@@ -3,6 +3,9 @@ package io.kfp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;

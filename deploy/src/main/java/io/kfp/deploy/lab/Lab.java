@@ -1,5 +1,7 @@
-package io.kfp.deploy;
+package io.kfp.deploy.lab;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.Topology;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,14 +22,14 @@ import java.util.concurrent.TimeUnit;
  * <p>A partition takes a host's link down at the bridge: its packets are dropped silently, as on a
  * real network that splits (tc netem is not available here). Root is required.
  */
-final class Lab {
+public final class Lab {
 
     static final String BRIDGE = "br0";
 
     private final Topology topology;
     private final PrintStream out;
 
-    Lab(Topology topology, PrintStream out) {
+    public Lab(Topology topology, PrintStream out) {
         if (topology.launcher() != Topology.Launcher.NETNS) {
             throw new KfpException(
                     "topology "
@@ -40,7 +42,7 @@ final class Lab {
         this.out = out;
     }
 
-    void up() {
+    public void up() {
         requireRoot();
         List<String> existing = ours();
         List<String> wanted = namespaces();
@@ -115,7 +117,7 @@ final class Lab {
      * Removes every namespace of this lab; their interfaces go with them. Processes must be stopped
      * first.
      */
-    void down() {
+    public void down() {
         requireRoot();
         List<String> existing = ours();
         for (String ns : existing) {
@@ -136,13 +138,13 @@ final class Lab {
     }
 
     /** Cuts {@code host} off the network: its link at the bridge goes down. */
-    void partition(Topology.Host host) {
+    public void partition(Topology.Host host) {
         requireUp();
         ip("-n", topology.bridgeNamespace(), "link", "set", bridgePort(host), "down");
         out.println("partitioned " + host.name() + " (" + host.address() + "): its link is down");
     }
 
-    void heal(Topology.Host host) {
+    public void heal(Topology.Host host) {
         requireUp();
         boolean wasDown =
                 !ip("-n", topology.bridgeNamespace(), "link", "show", bridgePort(host))
@@ -153,7 +155,7 @@ final class Lab {
         }
     }
 
-    void requireUp() {
+    public void requireUp() {
         requireRoot();
         if (!isUp()) {
             throw new KfpException(
@@ -217,7 +219,7 @@ final class Lab {
         }
     }
 
-    static void requireRoot() {
+    public static void requireRoot() {
         if (!isRoot()) {
             throw new KfpException(
                     "the lab needs root (it creates network namespaces with 'ip netns'); run kfp as root,"
@@ -241,7 +243,7 @@ final class Lab {
      * Whether this process runs in one of the lab's namespaces ({@code kfp-*}, made by {@code ip
      * netns add}): its network namespace is the same inode as one of theirs.
      */
-    static boolean inside() {
+    public static boolean inside() {
         try {
             Object self = Files.getAttribute(Path.of("/proc/self/ns/net"), "unix:ino");
             Path netns = Path.of("/run/netns");
@@ -266,7 +268,7 @@ final class Lab {
      * Refuses to send to a lab address from the machine's own namespace: there it does not exist,
      * and a packet to it would leave the machine.
      */
-    static void requireInside(String address) {
+    public static void requireInside(String address) {
         if (!inside()) {
             throw new IllegalStateException(
                     "refusing to connect to "

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;

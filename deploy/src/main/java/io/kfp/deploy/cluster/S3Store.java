@@ -1,5 +1,7 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Topology;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -17,9 +19,9 @@ import java.util.Properties;
  * for checkpoints, savepoints and the JobManagers' HA directory. Its access key and secret are made
  * once per run directory and kept in {@code RUN/s3/credentials}, readable by its owner only.
  */
-final class S3Store {
+public final class S3Store {
 
-    static final String NAME = "s3proxy";
+    public static final String NAME = "s3proxy";
     static final int PORT = 8000;
     static final String BUCKET = "kfp";
 
@@ -58,7 +60,7 @@ final class S3Store {
                 .replace("@KFP_S3_CREDENTIAL@", c.credential());
     }
 
-    void start() {
+    public void start() {
         Path dir = settings.hostRun(host).resolve("s3proxy");
         Path log = settings.hostRun(host).resolve("log");
         Path properties = dir.resolve("s3proxy.properties");
@@ -98,7 +100,7 @@ final class S3Store {
                         PORT);
     }
 
-    void stop() {
+    public void stop() {
         settings.processes(host, out, err).stop(NAME);
     }
 

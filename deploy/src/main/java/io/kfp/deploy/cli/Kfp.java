@@ -1,6 +1,23 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cli;
 
 import io.kfp.common.kafka.KafkaSinkOptions;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
+import io.kfp.deploy.Progress;
+import io.kfp.deploy.Topology;
+import io.kfp.deploy.cluster.FlinkCluster;
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.cluster.S3Store;
+import io.kfp.deploy.cluster.ZooKeeperServer;
+import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.job.JobStatusReport;
+import io.kfp.deploy.job.JobSubmitter;
+import io.kfp.deploy.kafka.KafkaBroker;
+import io.kfp.deploy.kafka.KafkaTransactions;
+import io.kfp.deploy.kafka.Topics;
+import io.kfp.deploy.lab.Lab;
+import io.kfp.deploy.lab.drill.LabDrill;
 import io.kfp.ops.verify.CopyReport;
 import io.kfp.ops.verify.RelayVerifier;
 import java.io.IOException;
@@ -76,7 +93,7 @@ public final class Kfp implements Callable<Integer> {
      * Set by kfp when it runs a command again on the lab's client host: there it must not do so
      * once more.
      */
-    static final String ON_CLIENT_HOST = "KFP_ON_CLIENT_HOST";
+    public static final String ON_CLIENT_HOST = "KFP_ON_CLIENT_HOST";
 
     private final Map<String, String> environment;
     private final Path home;
@@ -315,30 +332,30 @@ public final class Kfp implements Callable<Integer> {
         return 0;
     }
 
-    PrintStream out() {
+    public PrintStream out() {
         return out;
     }
 
-    Map<String, String> environment() {
+    public Map<String, String> environment() {
         return environment;
     }
 
-    KfpSettings settings() {
+    public KfpSettings settings() {
         if (settings == null) {
             settings = KfpSettings.from(environment, home, callerDir);
         }
         return settings;
     }
 
-    KafkaBroker kafka() {
+    public KafkaBroker kafka() {
         return new KafkaBroker(settings(), out, err);
     }
 
-    FlinkCluster cluster() {
+    public FlinkCluster cluster() {
         return new FlinkCluster(settings(), out, err);
     }
 
-    FlinkRest rest() {
+    public FlinkRest rest() {
         requireLabNetwork();
         if (clusterConfig == null) {
             // Once per command: kfp status --watch must not rewrite the cluster's files every
@@ -354,14 +371,14 @@ public final class Kfp implements Callable<Integer> {
      * In the lab, the cluster's addresses exist only inside its namespaces: never dial them from
      * outside.
      */
-    void requireLabNetwork() {
+    public void requireLabNetwork() {
         Topology topology = settings().topology();
         if (topology != null && topology.launcher() == Topology.Launcher.NETNS) {
             Lab.requireInside(topology.subnet());
         }
     }
 
-    Lab lab() {
+    public Lab lab() {
         if (settings().topology() == null) {
             throw new KfpException(
                     "no topology: the lab commands need one, e.g. export KFP_TOPOLOGY=lab"
@@ -374,7 +391,7 @@ public final class Kfp implements Callable<Integer> {
      * Where kfp's own classes are, for the cluster's JVMs (our Prometheus reporter) and Flink's CLI
      * (our job listener).
      */
-    static String ownClasspath(KfpSettings settings) {
+    public static String ownClasspath(KfpSettings settings) {
         Path classes = settings.home().resolve("target").resolve("classes");
         Path jar = settings.dist().resolve("kfp").resolve("kfp.jar");
         return Files.isDirectory(classes) ? classes + ":" + jar : jar.toString();
@@ -410,7 +427,7 @@ public final class Kfp implements Callable<Integer> {
      * What every transactional id of a job with {@code config} starts with: the connector names
      * them PREFIX-SUBTASK-N, and the dash keeps another job's longer prefix out.
      */
-    static String transactionalIds(org.apache.flink.configuration.Configuration config) {
+    public static String transactionalIds(org.apache.flink.configuration.Configuration config) {
         return KafkaSinkOptions.transactionalIdPrefix(config) + "-";
     }
 
@@ -1220,7 +1237,7 @@ public final class Kfp implements Callable<Integer> {
         }
     }
 
-    JobSubmitter submitter() {
+    public JobSubmitter submitter() {
         requireLabNetwork();
         return new JobSubmitter(settings(), cluster(), environment, out, err);
     }

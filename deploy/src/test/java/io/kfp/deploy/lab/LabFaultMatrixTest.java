@@ -1,8 +1,11 @@
-package io.kfp.deploy;
+package io.kfp.deploy.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.kfp.deploy.Commands;
+import io.kfp.deploy.RestProbe;
+import io.kfp.deploy.lab.drill.LabDrill;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

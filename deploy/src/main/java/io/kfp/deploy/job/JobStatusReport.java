@@ -1,7 +1,12 @@
-package io.kfp.deploy;
+package io.kfp.deploy.job;
 
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.cli.Kfp;
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.kafka.KafkaTransactions;
+import io.kfp.deploy.kafka.Topics;
 import io.kfp.ops.offsets.ConsumerLag;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -29,7 +34,7 @@ import org.apache.kafka.common.TopicPartition;
  * Kafka transactions ({@link KafkaTransactions}). Gathered from the Flink REST API and Kafka's
  * Admin API; printed as a few lines and a table, the same on a terminal and in a pipe.
  */
-final class JobStatusReport {
+public final class JobStatusReport {
 
     /** What the cluster says of the job; null fields when it does not run there. */
     record OnCluster(
@@ -54,7 +59,7 @@ final class JobStatusReport {
      * One job: {@code cluster} null when no job of its name is known to the cluster, {@code lag}
      * null for a job without a Kafka input, {@code transactions} null for one that writes none.
      */
-    record View(
+    public record View(
             long atMs,
             String job,
             String jobName,
@@ -248,8 +253,8 @@ final class JobStatusReport {
      * One screen: each job's view, and why Kafka told nothing about any of them (null: it
      * answered).
      */
-    record Screen(List<View> views, String kafkaProblem) {
-        void print(Map<String, View> previous, PrintStream out) {
+    public record Screen(List<View> views, String kafkaProblem) {
+        public void print(Map<String, View> previous, PrintStream out) {
             if (kafkaProblem != null) {
                 out.println("kafka: " + kafkaProblem);
             }
@@ -258,7 +263,7 @@ final class JobStatusReport {
     }
 
     /** The views of {@code jobs} (or of every job with a config file), for one screen. */
-    static Screen gatherAll(Kfp kfp, List<String> jobs) {
+    public static Screen gatherAll(Kfp kfp, List<String> jobs) {
         List<DeployedJob> which =
                 jobs.isEmpty()
                         ? DeployedJob.NAMES.stream()

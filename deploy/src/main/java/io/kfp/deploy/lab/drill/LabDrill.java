@@ -1,6 +1,19 @@
-package io.kfp.deploy;
+package io.kfp.deploy.lab.drill;
 
 import io.kfp.common.config.ConfigValidator;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
+import io.kfp.deploy.Topology;
+import io.kfp.deploy.cli.Kfp;
+import io.kfp.deploy.cluster.FlinkCluster;
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.cluster.FlinkTls;
+import io.kfp.deploy.cluster.S3Store;
+import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.kafka.KafkaBroker;
+import io.kfp.deploy.kafka.Topics;
+import io.kfp.deploy.lab.Lab;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -62,9 +75,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>It runs on the topology's client host ({@code kfp lab drill}, {@code kfp lab soak}): the
  * faults are kfp's own commands (kill -9 by PID, a host's link down), the clients are Kafka's.
  */
-final class LabDrill {
+public final class LabDrill {
 
-    enum Fault {
+    public enum Fault {
         KILL_LEADER_BROKER("kill -9 of the broker leading most output partitions"),
         KILL_COORDINATOR("kill -9 of the transaction coordinator of the relay's transactional ids"),
         ROLLING_RESTART("graceful restart of every broker, one at a time"),
@@ -95,7 +108,7 @@ final class LabDrill {
             this.outage = outage;
         }
 
-        String label() {
+        public String label() {
             return ConfigValidator.text(this);
         }
     }
@@ -110,7 +123,7 @@ final class LabDrill {
      * bootstrapped against it). The TaskManager kill, whose target is the tightest, finds the whole
      * lab in sync.
      */
-    static final List<Fault> MATRIX =
+    public static final List<Fault> MATRIX =
             List.of(
                     Fault.KILL_LEADER_BROKER,
                     Fault.S3_OUTAGE,
@@ -147,7 +160,7 @@ final class LabDrill {
      * from when it ended (link up, store serving again) - 0 when output flowed again before that -,
      * else NaN.
      */
-    record Recovery(Fault fault, double atSeconds, double seconds, double afterEndSeconds) {
+    public record Recovery(Fault fault, double atSeconds, double seconds, double afterEndSeconds) {
         String afterEnd() {
             return Double.isNaN(afterEndSeconds)
                     ? "-"
@@ -159,7 +172,7 @@ final class LabDrill {
      * What the observer saw while the faults happened, and what kfp verify finds in the topics
      * afterwards ({@code copy}).
      */
-    record Verdict(
+    public record Verdict(
             long produced,
             long distinct,
             long duplicates,
@@ -171,7 +184,7 @@ final class LabDrill {
             long failedJobs,
             io.kfp.ops.verify.CopyReport copy,
             List<Recovery> recoveries) {
-        boolean clean() {
+        public boolean clean() {
             return distinct == produced
                     && duplicates == 0
                     && missing == 0
@@ -207,7 +220,7 @@ final class LabDrill {
     /** Relay options after the drill's own, e.g. a setting to try under the faults. */
     private final List<String> relayOptions;
 
-    LabDrill(Kfp kfp, List<String> relayOptions) {
+    public LabDrill(Kfp kfp, List<String> relayOptions) {
         this.kfp = kfp;
         this.relayOptions = List.copyOf(relayOptions);
         this.settings = kfp.settings();
@@ -218,7 +231,7 @@ final class LabDrill {
     /**
      * Runs {@code faults} while at least {@code records} are produced at {@code rate} per second.
      */
-    Verdict run(List<Fault> faults, long records, int rate) throws Exception {
+    public Verdict run(List<Fault> faults, long records, int rate) throws Exception {
         return run(faults, records, rate, Duration.ZERO);
     }
 
@@ -228,7 +241,8 @@ final class LabDrill {
      * compiler thread used 42 s of CPU in the first 6 minutes of a soak, on two cores shared by ten
      * JVMs), and a fault struck then measures that as much as the recovery.
      */
-    Verdict run(List<Fault> faults, long records, int rate, Duration warmUp) throws Exception {
+    public Verdict run(List<Fault> faults, long records, int rate, Duration warmUp)
+            throws Exception {
         kfp.requireLabNetwork();
         say(
                 "drill: "
@@ -1103,7 +1117,7 @@ final class LabDrill {
     }
 
     /** {@code count} faults drawn at random from the matrix (the soak). */
-    static List<Fault> random(int count, long seed) {
+    public static List<Fault> random(int count, long seed) {
         Random random = new Random(seed);
         List<Fault> faults = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -1112,7 +1126,7 @@ final class LabDrill {
         return faults;
     }
 
-    static List<Fault> parse(String list) {
+    public static List<Fault> parse(String list) {
         if (list.equals("matrix")) {
             return MATRIX;
         }
@@ -1184,7 +1198,7 @@ final class LabDrill {
         }
     }
 
-    static Set<String> labels() {
+    public static Set<String> labels() {
         return MATRIX.stream()
                 .map(Fault::label)
                 .collect(Collectors.toCollection(java.util.LinkedHashSet::new));

@@ -1,8 +1,10 @@
-package io.kfp.deploy;
+package io.kfp.deploy.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,5 +1,11 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
+import io.kfp.deploy.Progress;
+import io.kfp.deploy.Topology;
+import io.kfp.deploy.cli.Kfp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -28,15 +34,15 @@ import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
  * {@code conf/flink/ha.yaml}) and one TaskManager per taskmanager host, each with a conf directory
  * of its own that names its host's address.
  */
-final class FlinkCluster {
+public final class FlinkCluster {
 
-    static final String JOBMANAGER = "jobmanager";
-    static final String TASKMANAGER = "taskmanager-";
+    public static final String JOBMANAGER = "jobmanager";
+    public static final String TASKMANAGER = "taskmanager-";
 
     /**
      * What Flink's scripts give every JVM of the cluster (config.yaml's env.java.opts.all default).
      */
-    static final List<String> JAVA_OPENS =
+    public static final List<String> JAVA_OPENS =
             List.of(
                     "--add-opens=java.base/java.lang=ALL-UNNAMED",
                             "--add-opens=java.base/java.util=ALL-UNNAMED",
@@ -49,7 +55,7 @@ final class FlinkCluster {
     private final PrintStream out;
     private final PrintStream err;
 
-    FlinkCluster(KfpSettings settings, PrintStream out, PrintStream err) {
+    public FlinkCluster(KfpSettings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
         this.out = out;
         this.err = err;
@@ -71,7 +77,7 @@ final class FlinkCluster {
     }
 
     /** The host of TaskManager N: this machine, or the taskmanager hosts in turn. */
-    Topology.Host taskManagerHost(int n) {
+    public Topology.Host taskManagerHost(int n) {
         if (topology() == null) {
             return null;
         }
@@ -98,7 +104,7 @@ final class FlinkCluster {
      * Writes the client's conf directory ({@code RUN/flink-conf}: what kfp and Flink's CLI use to
      * find the cluster) and returns the configuration in it.
      */
-    Configuration writeConf() {
+    public Configuration writeConf() {
         return writeConf(topology() == null ? null : topology().client(), settings.flinkConf());
     }
 
@@ -156,11 +162,11 @@ final class FlinkCluster {
      * directory. The topology's S3 store if it has one; else the run directory (on the lab's hosts
      * one file system, since they share this machine's disk).
      */
-    String sharedStorage() {
+    public String sharedStorage() {
         return s3() != null ? s3().uri() : "file://" + settings.run();
     }
 
-    S3Store s3() {
+    public S3Store s3() {
         return S3Store.of(settings, out, err);
     }
 
@@ -172,7 +178,7 @@ final class FlinkCluster {
      * Starts what is not running; {@code tls}: in a topology, the first start makes the cluster
      * talk TLS ({@link FlinkTls}).
      */
-    void start(boolean tls) {
+    public void start(boolean tls) {
         if (tls && topology() == null) {
             throw new KfpException(
                     "--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
@@ -243,7 +249,7 @@ final class FlinkCluster {
                         + settings.restUrl());
     }
 
-    void stop() {
+    public void stop() {
         for (int host = 0; host < taskManagerHostsCount(); host++) {
             Processes processes = processes(taskManagerHost(host + 1));
             processes.tracked(TASKMANAGER).forEach(processes::stop);
@@ -263,7 +269,7 @@ final class FlinkCluster {
         return topology() == null ? 1 : topology().with(Topology.Role.TASKMANAGER).size();
     }
 
-    void status() {
+    public void status() {
         for (Topology.Host host : jobManagerHosts()) {
             OptionalLong jm = processes(host).running(JOBMANAGER);
             String url = settings.restUrl(host);
@@ -308,12 +314,12 @@ final class FlinkCluster {
         }
     }
 
-    boolean anyJobManagerAnswers() {
+    public boolean anyJobManagerAnswers() {
         return jobManagerHosts().stream()
                 .anyMatch(h -> Processes.portOpen(KfpSettings.address(h), settings.restPort()));
     }
 
-    void startTaskManager(int n) {
+    public void startTaskManager(int n) {
         settings.requireDist();
         Topology.Host host = taskManagerHost(n);
         Configuration config = writeConf(host, confDir(host));
@@ -347,15 +353,15 @@ final class FlinkCluster {
                         environment());
     }
 
-    void stopTaskManager(int n) {
+    public void stopTaskManager(int n) {
         processes(taskManagerHost(n)).stop(TASKMANAGER + n);
     }
 
-    void killTaskManager(int n) {
+    public void killTaskManager(int n) {
         processes(taskManagerHost(n)).kill(TASKMANAGER + n);
     }
 
-    void startJobManager(Topology.Host host) {
+    public void startJobManager(Topology.Host host) {
         Configuration config = writeConf(host, confDir(host));
         JobManagerProcessSpec spec;
         try {
@@ -385,7 +391,7 @@ final class FlinkCluster {
     }
 
     /** Waits until the JobManager on {@code host} (the leader or a standby) opens its REST port. */
-    void awaitJobManager(Topology.Host host, Duration timeout) {
+    public void awaitJobManager(Topology.Host host, Duration timeout) {
         processes(host)
                 .awaitPort(
                         KfpSettings.address(host),
@@ -396,7 +402,7 @@ final class FlinkCluster {
                         timeout);
     }
 
-    void killJobManager(Topology.Host host) {
+    public void killJobManager(Topology.Host host) {
         processes(host).kill(JOBMANAGER);
     }
 
@@ -405,7 +411,7 @@ final class FlinkCluster {
         return Map.of("FLINK_PLUGINS_DIR", pluginsDir().toString());
     }
 
-    Path pluginsDir() {
+    public Path pluginsDir() {
         return settings.dist().resolve("flink").resolve("plugins");
     }
 
@@ -422,7 +428,7 @@ final class FlinkCluster {
     }
 
     /** Flink's lib/ plus our loopback Prometheus reporter (kfp's classes). */
-    String classpath() {
+    public String classpath() {
         return settings.flinkDir().resolve("lib") + "/*:" + Kfp.ownClasspath(settings);
     }
 

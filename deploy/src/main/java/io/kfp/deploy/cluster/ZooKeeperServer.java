@@ -1,5 +1,7 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Topology;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -14,9 +16,9 @@ import java.util.stream.Stream;
  * TaskManagers and clients find it): a standalone {@code org.apache.zookeeper} server from {@code
  * target/dist/zookeeper/lib}, configured by {@code conf/zookeeper/zoo.cfg}.
  */
-final class ZooKeeperServer {
+public final class ZooKeeperServer {
 
-    static final String NAME = "zookeeper";
+    public static final String NAME = "zookeeper";
     static final int PORT = 2181;
 
     private final KfpSettings settings;

@@ -1,6 +1,9 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
 import io.kfp.common.kafka.TlsCertificates;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.Topology;
+import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
@@ -19,11 +22,11 @@ import org.apache.flink.runtime.net.SSLUtils;
  * directory ({@code RUN/flink-tls/}), valid for the address of every host of the topology; its
  * presence is what makes every later kfp command use TLS, as {@link KafkaSecurity}'s does.
  */
-final class FlinkTls {
+public final class FlinkTls {
 
     private final Path dir;
 
-    FlinkTls(Path run) {
+    public FlinkTls(Path run) {
         this.dir = run.resolve("flink-tls");
     }
 
@@ -31,7 +34,7 @@ final class FlinkTls {
      * Whether this run directory's cluster talks TLS ({@code kfp cluster start --tls} made its
      * key).
      */
-    boolean enabled() {
+    public boolean enabled() {
         return Files.isRegularFile(dir.resolve("password"));
     }
 
@@ -71,7 +74,7 @@ final class FlinkTls {
      * An HTTP client for the REST API of the cluster {@code config} describes: with its certificate
      * when the API wants one.
      */
-    static HttpClient httpClient(Configuration config) {
+    public static HttpClient httpClient(Configuration config) {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (SecurityOptions.isRestSSLEnabled(config)) {
             try {

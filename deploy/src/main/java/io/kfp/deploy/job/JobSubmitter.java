@@ -1,7 +1,15 @@
-package io.kfp.deploy;
+package io.kfp.deploy.job;
 
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.preflight.PreflightOptions;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.cli.Kfp;
+import io.kfp.deploy.cluster.FlinkCluster;
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.cluster.SubmittedJobId;
+import io.kfp.deploy.kafka.AclGrant;
+import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -22,7 +30,7 @@ import org.apache.flink.configuration.DeploymentOptions;
  * run -d}): the job's main runs in the CLI's JVM, so it validates its settings and checks the
  * broker before anything reaches the cluster, and exits 2 with its message if not.
  */
-final class JobSubmitter {
+public final class JobSubmitter {
 
     /**
      * For the JVMs kfp starts to run a job's main or a Kafka tool once (seconds, then exit): the C1
@@ -52,7 +60,7 @@ final class JobSubmitter {
     private final PrintStream out;
     private final PrintStream err;
 
-    JobSubmitter(
+    public JobSubmitter(
             KfpSettings settings,
             FlinkCluster cluster,
             Map<String, String> environment,
@@ -146,7 +154,7 @@ final class JobSubmitter {
     }
 
     /** Submits detached; prints and returns the job id. */
-    String submit(DeployedJob job, List<String> userArgs) {
+    public String submit(DeployedJob job, List<String> userArgs) {
         Path jar = builtJar(job);
         Submission submission = plan(job, userArgs);
         String name = job.jobName(submission.config(), environment, submission.args());
@@ -209,7 +217,7 @@ final class JobSubmitter {
      * job's own main from the settings it would be submitted with ({@code --preflight.print-acls}):
      * no cluster and no broker needed.
      */
-    void printAcls(DeployedJob job, List<String> userArgs, String principal) {
+    public void printAcls(DeployedJob job, List<String> userArgs, String principal) {
         out.print(acls(job, userArgs, principal));
     }
 
@@ -218,7 +226,7 @@ final class JobSubmitter {
      * ({@code AclCommand}, see {@link AclGrant}) as kfp's admin user - so what {@code kfp acls}
      * prints is what works.
      */
-    void grantAcls(DeployedJob job, List<String> userArgs, String principal) {
+    public void grantAcls(DeployedJob job, List<String> userArgs, String principal) {
         KafkaSecurity security = settings.kafkaSecurity();
         if (settings.externalKafka() || !security.enabled()) {
             throw new KfpException(

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.List;
  */
 public final class AclGrant {
 
-    static final String KAFKA_ACLS = "kafka-acls.sh ";
+    public static final String KAFKA_ACLS = "kafka-acls.sh ";
 
     private AclGrant() {}
 

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.job;
 
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
@@ -6,6 +6,8 @@ import io.kfp.common.config.JobOptions;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +21,11 @@ import org.apache.flink.configuration.Configuration;
  * that file (job name, topics) - read with the same loader the job's own main uses, so nested YAML
  * keys, Flink's key names and {@code KFP_*} variables mean what they mean to the job.
  */
-record DeployedJob(String name) {
+public record DeployedJob(String name) {
 
-    static final List<String> NAMES = List.of("ingest", "relay", "sink");
+    public static final List<String> NAMES = List.of("ingest", "relay", "sink");
 
-    static DeployedJob of(String name) {
+    public static DeployedJob of(String name) {
         if (!NAMES.contains(name)) {
             throw new KfpException("unknown job '" + name + "': use ingest, relay or sink");
         }
@@ -41,7 +43,7 @@ record DeployedJob(String name) {
                 .resolve(module() + "-" + settings.version() + "-job.jar");
     }
 
-    Path defaultConfig(KfpSettings settings) {
+    public Path defaultConfig(KfpSettings settings) {
         return settings.home().resolve("conf").resolve("jobs").resolve(name + ".yaml");
     }
 
@@ -49,14 +51,15 @@ record DeployedJob(String name) {
      * The job's settings from {@code file} and the environment, as its main would load them (not
      * yet validated).
      */
-    Configuration settings(Path file, Map<String, String> environment) {
+    public Configuration settings(Path file, Map<String, String> environment) {
         return settings(file, environment, List.of());
     }
 
     /**
      * As {@link #settings(Path, Map)}, with the command line's {@code --key value} options on top.
      */
-    Configuration settings(Path file, Map<String, String> environment, List<String> options) {
+    public Configuration settings(
+            Path file, Map<String, String> environment, List<String> options) {
         List<String> args =
                 new ArrayList<>(List.of("--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()));
         args.addAll(options);
@@ -85,17 +88,17 @@ record DeployedJob(String name) {
     }
 
     /** The Flink job name it runs under (job.name). */
-    String jobName(Path file, Map<String, String> environment) {
+    public String jobName(Path file, Map<String, String> environment) {
         return jobName(file, environment, List.of());
     }
 
     /** The job name with the command line's options applied, as the job will run. */
-    String jobName(Path file, Map<String, String> environment, List<String> options) {
+    public String jobName(Path file, Map<String, String> environment, List<String> options) {
         return settings(file, environment, options).get(JobOptions.NAME);
     }
 
     /** The topics it reads and writes. */
-    List<String> topics(Path file, Map<String, String> environment) {
+    public List<String> topics(Path file, Map<String, String> environment) {
         Configuration config = settings(file, environment);
         List<String> topics = new ArrayList<>(SourceOptions.topics(config));
         config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(topics::add);

@@ -1,5 +1,7 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.Processes;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
@@ -36,7 +38,7 @@ import org.apache.flink.util.ExceptionUtils;
  * leading JobManager from the cluster's configuration (the REST address, or the leader elected
  * through ZooKeeper when high availability is on) and speaks Flink's typed REST messages.
  */
-final class FlinkRest implements AutoCloseable {
+public final class FlinkRest implements AutoCloseable {
 
     /** How long one call may take; stop-with-savepoint waits for the savepoint to complete. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
@@ -52,7 +54,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** A client for the cluster {@code clusterConfig} describes (its config.yaml). */
-    static FlinkRest connect(Configuration clusterConfig) {
+    public static FlinkRest connect(Configuration clusterConfig) {
         Configuration config = new Configuration(clusterConfig);
         // A cluster that is down is reported after about 5 s, not after Flink's 20 retries of 3 s;
         // a JobManager busy with a savepoint still gets five chances to answer each poll.
@@ -80,7 +82,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** How many TaskManagers are registered; 0 while the JobManager does not answer yet. */
-    int taskManagers() {
+    public int taskManagers() {
         try {
             return client.getClusterOverview()
                     .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
@@ -91,7 +93,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** Every job the cluster knows, oldest first. */
-    List<JobStatusMessage> jobs() {
+    public List<JobStatusMessage> jobs() {
         Collection<JobStatusMessage> jobs = call(client.listJobs(), CALL_TIMEOUT, "list the jobs");
         return jobs.stream()
                 .sorted(Comparator.comparingLong(JobStatusMessage::getStartTime))
@@ -99,11 +101,11 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** The one job of that name that has not ended. */
-    JobID runningJob(String name) {
+    public JobID runningJob(String name) {
         return runningJob(jobs(), name);
     }
 
-    static JobID runningJob(List<JobStatusMessage> jobs, String name) {
+    public static JobID runningJob(List<JobStatusMessage> jobs, String name) {
         List<JobID> ids = notEnded(jobs, name).stream().map(JobStatusMessage::getJobId).toList();
         if (ids.isEmpty()) {
             throw new KfpException(
@@ -127,7 +129,7 @@ final class FlinkRest implements AutoCloseable {
      * Refuses a second copy of a running job: both would read every input partition, write every
      * record twice and fence each other's transactions (same name, same transactional id prefix).
      */
-    static void refuseSecondCopy(List<JobStatusMessage> jobs, String name, String job) {
+    public static void refuseSecondCopy(List<JobStatusMessage> jobs, String name, String job) {
         List<JobStatusMessage> running = notEnded(jobs, name);
         if (!running.isEmpty()) {
             JobStatusMessage first = running.get(0);
@@ -147,7 +149,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** The jobs of that name that have not ended (running, restarting, being created, ...). */
-    static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
+    public static List<JobStatusMessage> notEnded(List<JobStatusMessage> jobs, String name) {
         return jobs.stream()
                 .filter(
                         j ->
@@ -160,7 +162,7 @@ final class FlinkRest implements AutoCloseable {
      * Stops the job with a savepoint in {@code directory} (null: the cluster's default); returns
      * its path.
      */
-    String stopWithSavepoint(JobID job, String directory) {
+    public String stopWithSavepoint(JobID job, String directory) {
         String savepoint =
                 call(
                         client.stopWithSavepoint(
@@ -192,7 +194,7 @@ final class FlinkRest implements AutoCloseable {
         }
     }
 
-    void cancel(JobID job) {
+    public void cancel(JobID job) {
         call(client.cancel(job), CALL_TIMEOUT, "cancel job " + job);
     }
 
@@ -200,7 +202,7 @@ final class FlinkRest implements AutoCloseable {
      * The REST address of the leading JobManager (with high availability: the one ZooKeeper
      * elected).
      */
-    String leader() {
+    public String leader() {
         try {
             return client.getWebInterfaceURL();
         } catch (RuntimeException e) {
@@ -209,7 +211,7 @@ final class FlinkRest implements AutoCloseable {
     }
 
     /** What the JobManager knows of a job: state, start, vertices. */
-    JobDetailsInfo details(JobID job) {
+    public JobDetailsInfo details(JobID job) {
         return call(client.getJobDetails(job), CALL_TIMEOUT, "describe job " + job);
     }
 
@@ -217,7 +219,7 @@ final class FlinkRest implements AutoCloseable {
      * The job-level metrics of that name (numRestarts, lastCheckpointDuration, ...) the job has, by
      * name.
      */
-    Map<String, String> jobMetrics(JobID job, List<String> names) {
+    public Map<String, String> jobMetrics(JobID job, List<String> names) {
         JobMetricsMessageParameters params =
                 resolve(
                         JobMetricsHeaders.getInstance().getUnresolvedMessageParameters(),
@@ -243,7 +245,7 @@ final class FlinkRest implements AutoCloseable {
      * Each metric of the job's tasks whose id {@code which} accepts (operator metrics are named
      * {@code OPERATOR.METRIC}), summed over the subtasks of its vertex and then over the vertices.
      */
-    Map<String, Double> taskMetricSums(
+    public Map<String, Double> taskMetricSums(
             JobID job,
             java.util.Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices,
             Predicate<String> which) {
@@ -366,7 +368,7 @@ final class FlinkRest implements AutoCloseable {
      * The first line of what went wrong (a REST error's own message when there is one): for
      * one-line reports.
      */
-    static String firstLine(Throwable t) {
+    public static String firstLine(Throwable t) {
         Throwable root =
                 ExceptionUtils.findThrowable(
                                 t, org.apache.flink.runtime.rest.util.RestClientException.class)

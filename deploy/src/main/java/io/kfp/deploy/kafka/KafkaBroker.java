@@ -1,5 +1,10 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
+import io.kfp.deploy.Topology;
+import io.kfp.deploy.cli.Kfp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -19,15 +24,15 @@ import org.apache.kafka.common.Uuid;
  * kafka host ({@code conf/kafka/cluster.properties}), broker and controller in one process, the
  * controllers forming a static quorum, everything replicated to three brokers.
  */
-final class KafkaBroker {
+public final class KafkaBroker {
 
-    static final String NAME = "kafka";
+    public static final String NAME = "kafka";
 
     private final KfpSettings settings;
     private final PrintStream out;
     private final PrintStream err;
 
-    KafkaBroker(KfpSettings settings, PrintStream out, PrintStream err) {
+    public KafkaBroker(KfpSettings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
         this.out = out;
         this.err = err;
@@ -49,7 +54,7 @@ final class KafkaBroker {
      * makes it a broker that authenticates and authorizes ({@link KafkaSecurity}); a storage
      * formatted so stays so.
      */
-    void start(boolean secure) {
+    public void start(boolean secure) {
         if (settings.externalKafka()) {
             out.println(
                     "KAFKA_BOOTSTRAP="
@@ -106,7 +111,7 @@ final class KafkaBroker {
     }
 
     /** Starts one node; {@code nodeId} is its place among the kafka hosts, from 1. */
-    void startNode(Topology.Host host, int nodeId, String clusterId) {
+    public void startNode(Topology.Host host, int nodeId, String clusterId) {
         Processes processes = processes(host);
         OptionalLong running = processes.running(NAME);
         if (running.isPresent()) {
@@ -139,13 +144,13 @@ final class KafkaBroker {
         processes.start(NAME, log(host).resolve("kafka.out"), command, settings.hostRun(host));
     }
 
-    void stop() {
+    public void stop() {
         // All nodes at once: a node stopped after the others waits for a controller quorum that is
         // gone.
         Processes.allAtOnce(hosts(), host -> processes(host).stop(NAME));
     }
 
-    void status() {
+    public void status() {
         for (Topology.Host host : hosts()) {
             String address =
                     host == null
@@ -169,11 +174,11 @@ final class KafkaBroker {
     /**
      * The node on {@code hostName}: kill -9, or a graceful stop and start (the rolling restart).
      */
-    void kill(Topology.Host host) {
+    public void kill(Topology.Host host) {
         processes(host).kill(NAME);
     }
 
-    void restart(Topology.Host host) {
+    public void restart(Topology.Host host) {
         int nodeId = hosts().indexOf(host) + 1;
         processes(host).stop(NAME);
         startNode(host, nodeId, clusterId());
@@ -231,7 +236,7 @@ final class KafkaBroker {
      * One cluster id for all nodes, made once and kept in the run directory: a node formatted with
      * another id would refuse to join.
      */
-    String clusterId() {
+    public String clusterId() {
         Path file = settings.run().resolve("kafka-cluster-id");
         try {
             if (!Files.exists(file)) {

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
  * Admin.fenceProducers}): the coordinator bumps its epoch and aborts what is open, and a producer
  * still using the id gets {@code ProducerFencedException} on its next call.
  */
-final class KafkaTransactions {
+public final class KafkaTransactions {
 
     /**
      * Transactions that have not ended: an abort ends the Ongoing ones, the Prepare* ones end by
@@ -39,7 +39,7 @@ final class KafkaTransactions {
                     TransactionState.PREPARE_COMMIT,
                     TransactionState.PREPARE_ABORT);
 
-    record Transaction(
+    public record Transaction(
             String transactionalId,
             TransactionState state,
             long producerId,
@@ -49,7 +49,7 @@ final class KafkaTransactions {
             Set<TopicPartition> partitions) {
 
         /** How long it has been open, or null when it is not (or the coordinator does not say). */
-        Duration age(long nowMs) {
+        public Duration age(long nowMs) {
             return startedMs < 0 || !OPEN.contains(state)
                     ? null
                     : Duration.ofMillis(Math.max(0, nowMs - startedMs));
@@ -59,7 +59,7 @@ final class KafkaTransactions {
     private final Admin admin;
     private final PrintStream out;
 
-    KafkaTransactions(Admin admin, PrintStream out) {
+    public KafkaTransactions(Admin admin, PrintStream out) {
         this.admin = admin;
         this.out = out;
     }
@@ -68,7 +68,7 @@ final class KafkaTransactions {
      * The transactions whose id starts with {@code prefix}, by id; only the open ones unless {@code
      * all}.
      */
-    List<Transaction> list(String prefix, boolean all) {
+    public List<Transaction> list(String prefix, boolean all) {
         ListTransactionsOptions options = new ListTransactionsOptions();
         if (!all) {
             options.filterStates(OPEN);
@@ -109,7 +109,7 @@ final class KafkaTransactions {
     }
 
     /** Prints them as a table, or says there are none. */
-    void print(String prefix, List<Transaction> transactions, boolean all) {
+    public void print(String prefix, List<Transaction> transactions, boolean all) {
         if (transactions.isEmpty()) {
             out.println("no " + (all ? "" : "open ") + "transaction of prefix " + prefix);
             return;
@@ -154,7 +154,7 @@ final class KafkaTransactions {
      * Aborts the Ongoing transactions among {@code transactions} that have been open at least
      * {@code olderThan}, by fencing their ids; returns the ids fenced.
      */
-    List<String> abort(List<Transaction> transactions, Duration olderThan) {
+    public List<String> abort(List<Transaction> transactions, Duration olderThan) {
         long now = System.currentTimeMillis();
         List<Transaction> targets =
                 transactions.stream()
@@ -189,7 +189,7 @@ final class KafkaTransactions {
      * Which of the {@code running} jobs (job name -> transactional id prefix) may own transactions
      * of {@code prefix}.
      */
-    static List<String> owners(String prefix, Map<String, String> running) {
+    public static List<String> owners(String prefix, Map<String, String> running) {
         return running.entrySet().stream()
                 .filter(e -> e.getValue().startsWith(prefix) || prefix.startsWith(e.getValue()))
                 .map(Map.Entry::getKey)

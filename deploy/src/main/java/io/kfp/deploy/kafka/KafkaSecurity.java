@@ -1,6 +1,8 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
 import io.kfp.common.kafka.TlsCertificates;
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.job.DeployedJob;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -38,7 +40,7 @@ import org.apache.kafka.common.security.scram.ScramLoginModule;
  *
  * Its presence is what makes every later kfp command use SASL_SSL: the choice is the storage's.
  */
-final class KafkaSecurity {
+public final class KafkaSecurity {
 
     static final String MECHANISM = "SCRAM-SHA-512";
     static final String ADMIN = "admin";
@@ -51,7 +53,7 @@ final class KafkaSecurity {
 
     private final Path dir;
 
-    KafkaSecurity(Path run) {
+    public KafkaSecurity(Path run) {
         this.dir = run.resolve("kafka-security");
     }
 
@@ -60,11 +62,11 @@ final class KafkaSecurity {
     }
 
     /** Whether the broker's storage was formatted with users ({@code --secure}). */
-    boolean enabled() {
+    public boolean enabled() {
         return Files.isRegularFile(adminProperties());
     }
 
-    Path adminProperties() {
+    public Path adminProperties() {
         return dir.resolve("admin.properties");
     }
 
@@ -81,7 +83,7 @@ final class KafkaSecurity {
     }
 
     /** kfp's admin user and every job's user: the SCRAM users made at format time. */
-    static List<String> users() {
+    public static List<String> users() {
         List<String> users = new ArrayList<>(List.of(ADMIN));
         users.addAll(DeployedJob.NAMES);
         return users;
@@ -132,7 +134,7 @@ final class KafkaSecurity {
      * The client settings of {@code user}: SASL_SSL, SCRAM, the CA trusted, the password read from
      * the user's file when the client starts. What kfp submit gives each job as kafka.properties.*.
      */
-    Properties clientSettings(String user) {
+    public Properties clientSettings(String user) {
         Properties props = new Properties();
         props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
         props.setProperty(SaslConfigs.SASL_MECHANISM, MECHANISM);
@@ -147,7 +149,7 @@ final class KafkaSecurity {
     }
 
     /** kfp's own client settings: the admin's, from admin.properties. */
-    Properties adminSettings() {
+    public Properties adminSettings() {
         Properties props = new Properties();
         try (Reader reader = Files.newBufferedReader(adminProperties(), StandardCharsets.UTF_8)) {
             props.load(reader);

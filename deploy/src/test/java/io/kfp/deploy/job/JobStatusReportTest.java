@@ -1,7 +1,8 @@
-package io.kfp.deploy;
+package io.kfp.deploy.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.deploy.kafka.KafkaTransactions;
 import io.kfp.ops.offsets.ConsumerLag;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,5 +1,8 @@
-package io.kfp.deploy;
+package io.kfp.deploy.kafka;
 
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
 import java.io.PrintStream;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,15 +17,15 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** Creates the topics the jobs' configs name, through Kafka's Admin API. */
-final class Topics {
+public final class Topics {
 
-    static final int PARTITIONS = 4;
+    public static final int PARTITIONS = 4;
 
     private final KfpSettings settings;
     private final String bootstrap;
     private final PrintStream out;
 
-    Topics(KfpSettings settings, PrintStream out) {
+    public Topics(KfpSettings settings, PrintStream out) {
         this.settings = settings;
         this.bootstrap = settings.bootstrap();
         this.out = out;
@@ -32,12 +35,12 @@ final class Topics {
      * The Admin client kfp uses for everything it asks Kafka (as its admin user on the secure
      * broker): calls give up after 30 s.
      */
-    static Admin admin(KfpSettings settings) {
+    public static Admin admin(KfpSettings settings) {
         return admin(settings, java.time.Duration.ofSeconds(30));
     }
 
     /** The same client, its calls giving up after {@code timeout}. */
-    static Admin admin(KfpSettings settings, java.time.Duration timeout) {
+    public static Admin admin(KfpSettings settings, java.time.Duration timeout) {
         Properties props = settings.kafkaClient();
         props.setProperty(
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
@@ -52,7 +55,7 @@ final class Topics {
      * The answer to an Admin call, or a KfpException that says what kfp asked Kafka to do and why
      * it did not.
      */
-    static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+    public static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
         try {
             return future.get(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -89,7 +92,7 @@ final class Topics {
     }
 
     /** Creates each missing topic, then waits until every partition has a leader. */
-    void create(Set<String> topics, int partitions, short replicationFactor) {
+    public void create(Set<String> topics, int partitions, short replicationFactor) {
         try (Admin admin = admin(settings)) {
             for (String topic : new LinkedHashSet<>(topics)) {
                 try {

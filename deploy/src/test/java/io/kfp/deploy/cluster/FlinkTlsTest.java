@@ -1,8 +1,9 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.deploy.KfpSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,7 +1,9 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.deploy.kafka.KafkaTransactions;
+import io.kfp.deploy.lab.drill.LabDrill;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

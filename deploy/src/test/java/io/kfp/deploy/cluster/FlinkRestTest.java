@@ -1,8 +1,9 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.deploy.KfpException;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;

@@ -1,4 +1,4 @@
-package io.kfp.deploy;
+package io.kfp.deploy.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,7 +15,7 @@ import org.apache.flink.core.execution.JobListener;
  */
 public final class SubmittedJobId implements JobListener {
 
-    static final String FILE_PROPERTY = "kfp.submitted-job-id-file";
+    public static final String FILE_PROPERTY = "kfp.submitted-job-id-file";
 
     @Override
     public void onJobSubmitted(JobClient jobClient, Throwable error) {
