@@ -1,6 +1,5 @@
 package io.kfp.deploy;
 
-import io.kfp.deploy.cli.Kfp;
 import io.kfp.deploy.cluster.FlinkTls;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
@@ -43,6 +42,12 @@ public record KfpSettings(
      * kfp's own variables. They say where things run, not how a job behaves, so they are removed
      * from the environment of a job's main, which reads every other {@code KFP_*} as a job option.
      */
+    /**
+     * Set by kfp when it runs a command again on the lab's client host: there it must not do so
+     * once more.
+     */
+    public static final String ON_CLIENT_HOST = "KFP_ON_CLIENT_HOST";
+
     public static final List<String> OWN_VARIABLES =
             List.of(
                     "KFP_RUN_DIR",
@@ -53,7 +58,7 @@ public record KfpSettings(
                     "KFP_PROM_PORTS",
                     "KFP_TASKMANAGERS",
                     "KFP_TOPOLOGY",
-                    Kfp.ON_CLIENT_HOST);
+                    ON_CLIENT_HOST);
 
     public static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
         // An empty variable means unset, as ${X:-default} does in a shell.
@@ -107,6 +112,16 @@ public record KfpSettings(
 
     public Path repo() {
         return home.getParent();
+    }
+
+    /**
+     * Where kfp's own classes are, for the cluster's JVMs (our Prometheus reporter) and Flink's CLI
+     * (our job listener).
+     */
+    public String ownClasspath() {
+        Path classes = home().resolve("target").resolve("classes");
+        Path jar = dist().resolve("kfp").resolve("kfp.jar");
+        return Files.isDirectory(classes) ? classes + ":" + jar : jar.toString();
     }
 
     public Path dist() {

@@ -5,7 +5,6 @@ import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Progress;
 import io.kfp.deploy.Topology;
-import io.kfp.deploy.cli.Kfp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -429,7 +428,7 @@ public final class FlinkCluster {
 
     /** Flink's lib/ plus our loopback Prometheus reporter (kfp's classes). */
     public String classpath() {
-        return settings.flinkDir().resolve("lib") + "/*:" + Kfp.ownClasspath(settings);
+        return settings.flinkDir().resolve("lib") + "/*:" + settings.ownClasspath();
     }
 
     private Processes processes(Topology.Host host) {

@@ -2,8 +2,8 @@ package io.kfp.deploy.job;
 
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.deploy.KfpContext;
 import io.kfp.deploy.KfpException;
-import io.kfp.deploy.cli.Kfp;
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.kafka.KafkaTransactions;
 import io.kfp.deploy.kafka.Topics;
@@ -128,7 +128,7 @@ public final class JobStatusReport {
                     lag = ConsumerLag.of(admin, client, group, topics);
                 }
                 if (!job.name().equals("sink")) {
-                    prefix = Kfp.transactionalIds(config);
+                    prefix = KafkaTransactions.idsOf(config);
                     transactions = new KafkaTransactions(admin, out).list(prefix, false);
                 }
             } catch (KfpException e) {
@@ -263,7 +263,7 @@ public final class JobStatusReport {
     }
 
     /** The views of {@code jobs} (or of every job with a config file), for one screen. */
-    public static Screen gatherAll(Kfp kfp, List<String> jobs) {
+    public static Screen gatherAll(KfpContext kfp, List<String> jobs) {
         List<DeployedJob> which =
                 jobs.isEmpty()
                         ? DeployedJob.NAMES.stream()

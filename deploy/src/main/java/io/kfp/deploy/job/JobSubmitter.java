@@ -4,7 +4,6 @@ import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.preflight.PreflightOptions;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
-import io.kfp.deploy.cli.Kfp;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.cluster.SubmittedJobId;
@@ -255,7 +254,7 @@ public final class JobSubmitter {
                         "-cp",
                         settings.dist().resolve("kafka").resolve("libs")
                                 + "/*:"
-                                + Kfp.ownClasspath(settings),
+                                + settings.ownClasspath(),
                         AclGrant.class.getName(),
                         security.adminProperties().toString()));
         command.addAll(lines);

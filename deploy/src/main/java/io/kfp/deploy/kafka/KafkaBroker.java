@@ -4,7 +4,6 @@ import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Topology;
-import io.kfp.deploy.cli.Kfp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -260,7 +259,7 @@ public final class KafkaBroker {
                     command.indexOf("-cp") + 1,
                     command.get(command.indexOf("-cp") + 1)
                             + ":"
-                            + Kfp.ownClasspath(settings)
+                            + settings.ownClasspath()
                             + ":"
                             + settings.dist().resolve("kfp").resolve("lib")
                             + "/*");

@@ -1,5 +1,6 @@
 package io.kfp.deploy.kafka;
 
+import io.kfp.common.kafka.KafkaSinkOptions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -189,6 +190,14 @@ public final class KafkaTransactions {
      * Which of the {@code running} jobs (job name -> transactional id prefix) may own transactions
      * of {@code prefix}.
      */
+    /**
+     * What every transactional id of a job with {@code config} starts with: the connector names
+     * them PREFIX-SUBTASK-N, and the dash keeps another job's longer prefix out.
+     */
+    public static String idsOf(org.apache.flink.configuration.Configuration config) {
+        return KafkaSinkOptions.transactionalIdPrefix(config) + "-";
+    }
+
     public static List<String> owners(String prefix, Map<String, String> running) {
         return running.entrySet().stream()
                 .filter(e -> e.getValue().startsWith(prefix) || prefix.startsWith(e.getValue()))

@@ -191,9 +191,9 @@ class KfpCommandLineTest {
         Result missing = kfp("verify", "--from", "lines");
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err()).contains("Missing required option: '--to=TOPIC'");
-        assertThat(Kfp.Verify.instant("--since", "2026-12-02T04:00:00Z", 0))
+        assertThat(VerifyCommand.instant("--since", "2026-12-02T04:00:00Z", 0))
                 .isEqualTo(1_796_184_000_000L);
-        assertThat(Kfp.Verify.instant("--since", "30 min", 1_800_000)).isZero();
+        assertThat(VerifyCommand.instant("--since", "30 min", 1_800_000)).isZero();
     }
 
     @Test

@@ -1,11 +1,11 @@
 package io.kfp.deploy.lab.drill;
 
 import io.kfp.common.config.ConfigValidator;
+import io.kfp.deploy.KfpContext;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Topology;
-import io.kfp.deploy.cli.Kfp;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.cluster.FlinkTls;
@@ -199,7 +199,7 @@ public final class LabDrill {
         }
     }
 
-    private final Kfp kfp;
+    private final KfpContext kfp;
     private final KfpSettings settings;
     private final Topology topology;
     private final PrintStream out;
@@ -220,7 +220,7 @@ public final class LabDrill {
     /** Relay options after the drill's own, e.g. a setting to try under the faults. */
     private final List<String> relayOptions;
 
-    public LabDrill(Kfp kfp, List<String> relayOptions) {
+    public LabDrill(KfpContext kfp, List<String> relayOptions) {
         this.kfp = kfp;
         this.relayOptions = List.copyOf(relayOptions);
         this.settings = kfp.settings();

@@ -1,0 +1,30 @@
+package io.kfp.deploy.cli;
+
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.job.DeployedJob;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@TalksToCluster
+@Command(
+        name = "cancel",
+        mixinStandardHelpOptions = true,
+        description =
+                "CancelCommand a job (its last checkpoint is retained: kfp resume JOB --from .../chk-N).")
+final class CancelCommand extends KfpCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "JOB", description = "ingest, relay or sink")
+    String job;
+
+    @Override
+    public Integer call() {
+        DeployedJob deployed = DeployedJob.of(job);
+        try (FlinkRest rest = ctx().rest()) {
+            JobID id = rest.runningJob(ctx().jobName(deployed));
+            rest.cancel(id);
+            ctx().out().println("cancelled " + id);
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,41 @@
+package io.kfp.deploy.cli;
+
+import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.job.DeployedJob;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@TalksToCluster
+@Command(
+        name = "stop",
+        mixinStandardHelpOptions = true,
+        description = "StopCommand a job with a savepoint; prints the savepoint's path.")
+final class StopCommand extends KfpCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "JOB", description = "ingest, relay or sink")
+    String job;
+
+    @Option(
+            names = "--savepoint",
+            paramLabel = "DIR",
+            description = "where to write it (default: the job's checkpoint.savepoint-dir)")
+    String savepoint;
+
+    @Override
+    public Integer call() {
+        DeployedJob deployed = DeployedJob.of(job);
+        try (FlinkRest rest = ctx().rest()) {
+            JobID id = rest.runningJob(ctx().jobName(deployed));
+            ctx().out()
+                    .println(
+                            rest.stopWithSavepoint(
+                                    id,
+                                    savepoint == null
+                                            ? null
+                                            : ctx().settings().absolute(savepoint)));
+        }
+        return 0;
+    }
+}
