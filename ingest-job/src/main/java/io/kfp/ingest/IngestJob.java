@@ -61,7 +61,7 @@ public final class IngestJob implements Workflow {
     }
 
     @Override
-    public void defineWorkflow(StreamExecutionEnvironment env) {
+    public void addTo(StreamExecutionEnvironment env) {
         // Each line is a fresh array the writer copies into its batch and never holds: the chained
         // writer may take it as it is instead of a copy of every line.
         env.getConfig().enableObjectReuse();

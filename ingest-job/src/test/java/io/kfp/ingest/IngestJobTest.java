@@ -108,7 +108,7 @@ class IngestJobTest {
                         config,
                         new SocketLineSource(IngestOptions.settings(config)),
                         new CollectingSink<>())
-                .defineWorkflow(env);
+                .addTo(env);
         List<StreamNode> nodes = new ArrayList<>(env.getStreamGraph().getStreamNodes());
         assertThat(nodes)
                 .extracting(StreamNode::getTransformationUID)
@@ -136,7 +136,7 @@ class IngestJobTest {
                         config,
                         new SocketLineSource(IngestOptions.settings(config)),
                         new CollectingSink<>())
-                .defineWorkflow(env);
+                .addTo(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
 

@@ -117,7 +117,7 @@ public final class RelayJob implements Workflow {
 
     /** Adds the relay's operators to {@code env}. */
     @Override
-    public void defineWorkflow(StreamExecutionEnvironment env) {
+    public void addTo(StreamExecutionEnvironment env) {
         // Records are never held after being passed on, so chained operators may share them
         // instead of copying each one.
         env.getConfig().enableObjectReuse();

@@ -77,7 +77,7 @@ class RelayJobTest {
                         ListSource.of(input(1), TypeInformation.of(RelayRecord.class)),
                         new CollectingSink<>(),
                         null)
-                .defineWorkflow(env);
+                .addTo(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
 
@@ -134,7 +134,7 @@ class RelayJobTest {
                         ListSource.of(input(1), TypeInformation.of(RelayRecord.class)),
                         new CollectingSink<>(),
                         new CollectingSink<>())
-                .defineWorkflow(env);
+                .addTo(env);
         List<String> uids =
                 env.getStreamGraph().getStreamNodes().stream()
                         .map(StreamNode::getTransformationUID)

@@ -68,7 +68,7 @@ public final class SinkJob implements Workflow {
     }
 
     @Override
-    public void defineWorkflow(StreamExecutionEnvironment env) {
+    public void addTo(StreamExecutionEnvironment env) {
         // Each printed line is a fresh array the console writer copies into its buffer and never
         // holds: the chained writer may take it as it is instead of a copy of every line.
         env.getConfig().enableObjectReuse();

@@ -90,7 +90,7 @@ class SinkJobTest {
                                 utf8(List.of("a")),
                                 PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO),
                         new ConsoleSink(SinkJobTest::printed, Duration.ofMillis(200)))
-                .defineWorkflow(env);
+                .addTo(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
     }
 

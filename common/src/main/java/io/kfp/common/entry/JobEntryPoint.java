@@ -9,7 +9,7 @@ import io.kfp.common.config.OptionsHelp;
 import io.kfp.common.config.RawConfig;
 import io.kfp.common.config.SecretRedaction;
 import io.kfp.common.kafka.KafkaClientOptions;
-import io.kfp.common.kafka.LostTransactionGuard;
+import io.kfp.common.kafka.RestoreAgeCheck;
 import io.kfp.common.preflight.AdminBrokerView;
 import io.kfp.common.preflight.BrokerPreflight;
 import io.kfp.common.preflight.PreflightOptions;
@@ -136,7 +136,7 @@ public final class JobEntryPoint {
                 spec.command(),
                 describeEffective(loaded.raw(), spec.groups(), spec.defaults(), config));
 
-        LostTransactionGuard.restoreAgeWarning(config).ifPresent(warning -> warn(spec, warning));
+        RestoreAgeCheck.warning(config).ifPresent(warning -> warn(spec, warning));
         if (config.get(PreflightOptions.SKIP)) {
             LOG.warn(
                     "Preflight skipped (preflight.skip=true): broker reachability, topics and the"

@@ -41,7 +41,7 @@ public final class StreamEnvironments {
     public static JobExecutionResult execute(ReadableConfig config, Workflow workflow)
             throws Exception {
         StreamExecutionEnvironment env = forJob(config);
-        workflow.defineWorkflow(env);
+        workflow.addTo(env);
         return env.execute(config.get(JobOptions.NAME));
     }
 
@@ -49,7 +49,7 @@ public final class StreamEnvironments {
     public static JobClient executeAsync(ReadableConfig config, Workflow workflow)
             throws Exception {
         StreamExecutionEnvironment env = forJob(config);
-        workflow.defineWorkflow(env);
+        workflow.addTo(env);
         return env.executeAsync(config.get(JobOptions.NAME));
     }
 

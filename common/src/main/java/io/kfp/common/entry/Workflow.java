@@ -6,5 +6,5 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 @FunctionalInterface
 public interface Workflow {
 
-    void defineWorkflow(StreamExecutionEnvironment env);
+    void addTo(StreamExecutionEnvironment env);
 }

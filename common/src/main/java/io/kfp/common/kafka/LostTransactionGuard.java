@@ -1,8 +1,5 @@
 package io.kfp.common.kafka;
 
-import io.kfp.common.checkpoint.CheckpointOptions;
-import io.kfp.common.checkpoint.FaultTolerance;
-import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import java.io.IOException;
 import java.io.Serializable;
@@ -18,11 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
-import org.apache.flink.core.fs.FileStatus;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.util.TimeUtils;
@@ -59,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * {@value #METRIC} metric). What it misses: a transaction whose id was reused before the commit was
  * retried, and how many records the transaction held (the committable does not say).
  *
- * <p>Before that, at submission, {@link #restoreAgeWarning} warns when the checkpoint or savepoint
- * to resume from is older than the transaction timeout, from its {@code _metadata} file's time.
+ * <p>Before that, at submission, {@link RestoreAgeCheck} warns when the checkpoint or savepoint to
+ * resume from is older than the transaction timeout, from its {@code _metadata} file's time.
  */
 public final class LostTransactionGuard implements Committer<KafkaCommittable> {
 
@@ -103,7 +97,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
     }
 
     /** What became of a transaction whose commit failed. */
-    enum Verdict {
+    enum Outcome {
         COMMITTED,
         ABORTED,
         FORGOTTEN,
@@ -175,8 +169,8 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                             + ") and asking the broker what became of it failed too; failing over to try again",
                     e);
         }
-        Verdict verdict = verdict(committable, found);
-        switch (verdict) {
+        Outcome outcome = outcome(committable, found);
+        switch (outcome) {
             case COMMITTED -> {
                 LOG.info(
                         "Transaction {} was committed before; its retried commit failed with {}: nothing lost.",
@@ -194,7 +188,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 request.forward();
             }
             case ABORTED, FORGOTTEN -> {
-                String what = lostMessage(verdict, committable, found.orElse(null));
+                String what = lostMessage(outcome, committable, found.orElse(null));
                 if (settings.policy() == KafkaSinkOptions.LostTransactions.ACCEPT) {
                     lost.inc();
                     LOG.warn("{} Going on without them (sink.lost-transactions=accept).", what);
@@ -202,34 +196,34 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 } else {
                     throw new SuppressRestartsException(
                             new IllegalStateException(
-                                    what + " " + choices(verdict), request.failure));
+                                    what + " " + choices(outcome), request.failure));
                 }
             }
         }
     }
 
-    static Verdict verdict(KafkaCommittable committable, Optional<TransactionDescription> found) {
+    static Outcome outcome(KafkaCommittable committable, Optional<TransactionDescription> found) {
         if (found.isEmpty()) {
-            return Verdict.FORGOTTEN;
+            return Outcome.FORGOTTEN;
         }
         TransactionDescription d = found.get();
         int epochsSince = d.producerEpoch() - committable.getEpoch();
         // Ending a transaction may bump the epoch by one (a timeout abort; every end with
         // transaction version 2).
         if (d.producerId() != committable.getProducerId() || epochsSince < 0 || epochsSince > 1) {
-            return Verdict.NO_VERDICT;
+            return Outcome.NO_VERDICT;
         }
         TransactionState state = d.state();
         if (state == TransactionState.COMPLETE_COMMIT) {
-            return Verdict.COMMITTED;
+            return Outcome.COMMITTED;
         }
         if (state == TransactionState.COMPLETE_ABORT || state == TransactionState.PREPARE_ABORT) {
-            return Verdict.ABORTED;
+            return Outcome.ABORTED;
         }
-        return Verdict.NO_VERDICT;
+        return Outcome.NO_VERDICT;
     }
 
-    private String lostMessage(Verdict verdict, KafkaCommittable c, TransactionDescription d) {
+    private String lostMessage(Outcome verdict, KafkaCommittable c, TransactionDescription d) {
         String which =
                 "transaction "
                         + c.getTransactionalId()
@@ -251,7 +245,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                         + " wrote to "
                         + settings.topic()
                         + " in it is not there";
-        if (verdict == Verdict.ABORTED) {
+        if (verdict == Outcome.ABORTED) {
             return "Lost data: "
                     + which
                     + " was aborted by the broker ("
@@ -278,7 +272,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 + ".";
     }
 
-    private static String choices(Verdict verdict) {
+    private static String choices(Outcome verdict) {
         String replay =
                 "To write those records again, resume from the retained checkpoint or savepoint taken"
                         + " before this one (checkpoint.num-retained keeps the one before the newest): its source"
@@ -287,7 +281,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                 "To go on without them, resume from this one with --sink.lost-transactions accept.";
         String stop =
                 "The job stops instead of going on with a gap (sink.lost-transactions=fail). ";
-        if (verdict == Verdict.FORGOTTEN) {
+        if (verdict == Outcome.FORGOTTEN) {
             return stop
                     + "If it was taken by stop-with-savepoint, nothing is lost: resume from it with"
                     + " --sink.lost-transactions accept. Otherwise: "
@@ -323,56 +317,6 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
         try (lookup) {
             delegate.close();
         }
-    }
-
-    /**
-     * Warns when the checkpoint or savepoint a job resumes from ({@code checkpoint.restore-from})
-     * was written longer ago than {@code sink.transaction-timeout}: its transactions, unless
-     * committed before the job stopped, are aborted by now. The time is its {@code _metadata}
-     * file's; when that cannot be read, Flink's restore reports the path, so there is no warning.
-     */
-    public static Optional<String> restoreAgeWarning(ReadableConfig config) {
-        Optional<String> from = config.getOptional(CheckpointOptions.RESTORE_FROM);
-        if (from.isEmpty()
-                || config.get(KafkaSinkOptions.DELIVERY_GUARANTEE)
-                        != DeliveryGuarantee.EXACTLY_ONCE) {
-            return Optional.empty();
-        }
-        Duration timeout = config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT);
-        String location = FaultTolerance.location(from.get());
-        Path metadata =
-                new Path(
-                        location.endsWith("_metadata")
-                                ? location
-                                : location.replaceAll("/+$", "") + "/_metadata");
-        long written;
-        try {
-            FileStatus status = metadata.getFileSystem().getFileStatus(metadata);
-            written = status.getModificationTime();
-        } catch (IOException | RuntimeException e) {
-            LOG.info(
-                    "Could not read when {} was written ({}): its age is not checked.",
-                    metadata,
-                    e.toString());
-            return Optional.empty();
-        }
-        Duration age = Duration.ofMillis(System.currentTimeMillis() - written);
-        if (written <= 0 || age.compareTo(timeout) <= 0) {
-            return Optional.empty();
-        }
-        return Optional.of(
-                CheckpointOptions.RESTORE_FROM.key()
-                        + " "
-                        + from.get()
-                        + " was written "
-                        + TimeUtils.formatWithHighestUnit(age.withNanos(0))
-                        + " ago, longer than sink.transaction-timeout ("
-                        + TimeUtils.formatWithHighestUnit(timeout)
-                        + "): unless its transactions were committed before the job"
-                        + " stopped (stop-with-savepoint), the broker has aborted them and their records are lost. The job"
-                        + " checks each as it commits it and, per sink.lost-transactions ("
-                        + ConfigValidator.text(config.get(KafkaSinkOptions.LOST_TRANSACTIONS))
-                        + "), stops naming it or goes on without it.");
     }
 
     /**

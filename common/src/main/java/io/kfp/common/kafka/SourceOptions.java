@@ -16,7 +16,10 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
-/** What a job reads from Kafka and how: topics, consumer group, start position, isolation. */
+/**
+ * What a job reads from Kafka and how: topics, consumer group, start position, isolation. Not named
+ * KafkaSourceOptions: the connector has a class of that name, used beside this one.
+ */
 public final class SourceOptions implements OptionGroup {
 
     public static final SourceOptions GROUP = new SourceOptions();

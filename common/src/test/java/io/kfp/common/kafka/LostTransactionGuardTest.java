@@ -13,8 +13,6 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -23,7 +21,6 @@ import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What the guard makes of the connector's failed commits, given what the broker says. */
 class LostTransactionGuardTest {
@@ -217,43 +214,6 @@ class LostTransactionGuardTest {
                 .isInstanceOf(IOException.class)
                 .isNotInstanceOf(SuppressRestartsException.class)
                 .hasMessageContaining("failing over to try again");
-    }
-
-    @Test
-    void resumingFromACheckpointOlderThanTheTransactionTimeoutIsAWarning(
-            @TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path chk = java.nio.file.Files.createDirectories(dir.resolve("chk-12"));
-        java.nio.file.Path metadata =
-                java.nio.file.Files.writeString(chk.resolve("_metadata"), "x");
-        Configuration config = new Configuration();
-        config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, chk.toString());
-        config.set(KafkaSinkOptions.TRANSACTION_TIMEOUT, Duration.ofMinutes(15));
-        assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("written just now").isEmpty();
-
-        java.nio.file.Files.setLastModifiedTime(
-                metadata,
-                java.nio.file.attribute.FileTime.fromMillis(
-                        System.currentTimeMillis() - Duration.ofHours(2).toMillis()));
-        assertThat(LostTransactionGuard.restoreAgeWarning(config))
-                .hasValueSatisfying(
-                        w ->
-                                assertThat(w)
-                                        .contains(
-                                                "checkpoint.restore-from "
-                                                        + chk
-                                                        + " was written 2 h ago")
-                                        .contains("longer than sink.transaction-timeout (15 min)")
-                                        .contains("sink.lost-transactions (fail)"));
-
-        config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
-        assertThat(LostTransactionGuard.restoreAgeWarning(config)).as("no transactions").isEmpty();
-        config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
-        config.set(
-                io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM,
-                dir.resolve("missing").toString());
-        assertThat(LostTransactionGuard.restoreAgeWarning(config))
-                .as("Flink reports a missing path itself")
-                .isEmpty();
     }
 
     @Test
