@@ -297,7 +297,7 @@ class BrokerPreflightTest {
         broker.ongoing.put("kfp.relay-job.default-0-41", now - 2_000);
         broker.ongoing.put("kfp.relay-job.eu-0-7", now - 1_000); // another instance: not ours
         Optional<String> warning =
-                BrokerPreflight.secondCopyWarning(
+                TransactionWarnings.secondCopyWarning(
                         "kfp.relay-job.default", Duration.ofSeconds(5), broker);
         assertThat(warning)
                 .get()
@@ -314,12 +314,12 @@ class BrokerPreflightTest {
         broker.ongoing.put("kfp.relay-job.default-0-41", now - 61_000);
         broker.ongoing.put("kfp.relay-job.default-1-41", -1L); // start unknown
         assertThat(
-                        BrokerPreflight.secondCopyWarning(
+                        TransactionWarnings.secondCopyWarning(
                                 "kfp.relay-job.default", Duration.ofSeconds(20), broker))
                 .isEmpty();
         broker.ongoing.put("kfp.relay-job.default-0-42", now - 50_000);
         assertThat(
-                        BrokerPreflight.secondCopyWarning(
+                        TransactionWarnings.secondCopyWarning(
                                 "kfp.relay-job.default", Duration.ofSeconds(20), broker))
                 .get()
                 .asString()
@@ -346,7 +346,7 @@ class BrokerPreflightTest {
         broker.ongoing.put("kfp.relay-job.default-3-2", now - 600_000); // ours, subtask 3
         broker.ongoing.put("kfp.other-job.old-0-1", now - 600_000); // another job's name
 
-        assertThat(BrokerPreflight.lingeringWarning(job(), broker))
+        assertThat(TransactionWarnings.lingeringWarning(job(), broker))
                 .get()
                 .asString()
                 .startsWith(
@@ -355,7 +355,7 @@ class BrokerPreflightTest {
                         "read_committed readers", "forceTerminateTransaction --transactionalId ID");
 
         assertThat(
-                        BrokerPreflight.lingeringWarning(
+                        TransactionWarnings.lingeringWarning(
                                 job("sink.transaction-naming", "pooling", "job.parallelism", "2"),
                                 broker))
                 .get()
@@ -367,6 +367,6 @@ class BrokerPreflightTest {
 
         broker.ongoing.clear();
         broker.ongoing.put("kfp.relay-job.default-0-41", now - 600_000);
-        assertThat(BrokerPreflight.lingeringWarning(job(), broker)).isEmpty();
+        assertThat(TransactionWarnings.lingeringWarning(job(), broker)).isEmpty();
     }
 }
