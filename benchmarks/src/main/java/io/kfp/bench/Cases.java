@@ -1,11 +1,14 @@
 package io.kfp.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
 import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -40,6 +44,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.tools.ConsoleProducer;
+import org.apache.kafka.tools.consumer.ConsoleConsumer;
 
 /**
  * One benchmark case, run in a JVM of its own by {@link Harness}.
@@ -201,7 +207,7 @@ public final class Cases {
     private static void pace(long startNanos, long i) {
         long wait = startNanos + i * 1_000_000_000L / Harness.LIVE_RATE - System.nanoTime();
         if (wait > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            LockSupport.parkNanos(wait);
         }
     }
 
@@ -391,7 +397,7 @@ public final class Cases {
      */
     static void feedLines(long records, long live, boolean listen) throws IOException {
         if (!listen) {
-            writeLines(records, live, new java.io.FileOutputStream(java.io.FileDescriptor.out));
+            writeLines(records, live, new FileOutputStream(FileDescriptor.out));
             return;
         }
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -448,7 +454,7 @@ public final class Cases {
      * producer settings.
      */
     static void consoleProducer(String bootstrap, String output) throws Exception {
-        org.apache.kafka.tools.ConsoleProducer.main(
+        ConsoleProducer.main(
                 new String[] {
                     "--bootstrap-server",
                     bootstrap,
@@ -585,7 +591,7 @@ public final class Cases {
     static void consoleConsumer(String bootstrap, String input, long records, Path result)
             throws Exception {
         System.setOut(new PrintStream(new PrintedLines(records, result), false));
-        org.apache.kafka.tools.consumer.ConsoleConsumer.main(
+        ConsoleConsumer.main(
                 new String[] {
                     "--bootstrap-server",
                     bootstrap,
@@ -734,8 +740,7 @@ public final class Cases {
         }
 
         private static double cpuSeconds() {
-            return ((com.sun.management.OperatingSystemMXBean)
-                                    ManagementFactory.getOperatingSystemMXBean())
+            return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                             .getProcessCpuTime()
                     / 1e9;
         }

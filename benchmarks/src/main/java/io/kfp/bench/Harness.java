@@ -1,6 +1,9 @@
 package io.kfp.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.kfp.embedded.EmbeddedKafka;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -464,8 +467,7 @@ public final class Harness {
                                 .start();
                 feeding = feeder;
                 String port =
-                        new java.io.BufferedReader(
-                                        new java.io.InputStreamReader(feeder.getInputStream()))
+                        new BufferedReader(new InputStreamReader(feeder.getInputStream()))
                                 .readLine();
                 if (port == null) {
                     throw new IllegalStateException(
@@ -873,8 +875,7 @@ public final class Harness {
     }
 
     static double processCpuSeconds() {
-        return ((com.sun.management.OperatingSystemMXBean)
-                                ManagementFactory.getOperatingSystemMXBean())
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                         .getProcessCpuTime()
                 / 1e9;
     }

@@ -1,5 +1,6 @@
 package io.kfp.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.kfp.ingest.socket.Endpoint;
 import io.kfp.ingest.socket.SocketLineSource;
 import io.kfp.ingest.socket.SocketSourceSettings;
@@ -7,6 +8,7 @@ import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -102,9 +104,8 @@ public final class SocketSourceBenchmark {
     }
 
     private static double lastCores;
-    private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean)
-                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final OperatingSystemMXBean OS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private static double median(List<Double> values) {
         double[] r = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();

@@ -4,12 +4,15 @@ import io.kfp.deploy.cluster.FlinkTls;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
 
 /**
  * Where kfp works and what it starts, from its environment variables: the run directory, the ports
@@ -62,7 +65,7 @@ public record KfpSettings(
 
     public static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
         // An empty variable means unset, as ${X:-default} does in a shell.
-        Map<String, String> env = new java.util.HashMap<>();
+        Map<String, String> env = new HashMap<>();
         given.forEach(
                 (k, v) -> {
                     if (v != null && !v.isBlank()) {
@@ -148,13 +151,12 @@ public record KfpSettings(
      * What every Kafka client kfp makes starts from: the bootstrap servers, and on the secure
      * broker kfp's admin user (never on an external cluster: KAFKA_BOOTSTRAP brings its own).
      */
-    public java.util.Properties kafkaClient() {
-        java.util.Properties props = new java.util.Properties();
+    public Properties kafkaClient() {
+        Properties props = new Properties();
         if (!externalKafka && kafkaSecurity().enabled()) {
             props.putAll(kafkaSecurity().adminSettings());
         }
-        props.setProperty(
-                org.apache.kafka.clients.CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return props;
     }
 
@@ -191,8 +193,7 @@ public record KfpSettings(
     }
 
     /** The processes of {@code host} (null: this machine, the one-host setup). */
-    public Processes processes(
-            Topology.Host host, java.io.PrintStream out, java.io.PrintStream err) {
+    public Processes processes(Topology.Host host, PrintStream out, PrintStream err) {
         return host == null
                 ? new Processes(run, out, err)
                 : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);

@@ -1,6 +1,7 @@
 package io.kfp.deploy;
 
 import io.kfp.deploy.lab.Lab;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -13,8 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -101,7 +104,7 @@ public final class Processes {
      * records its PID. Does nothing but say so if {@code name} is already running.
      */
     public void start(String name, Path output, List<String> command, Path workDir) {
-        start(name, output, command, workDir, java.util.Map.of());
+        start(name, output, command, workDir, Map.of());
     }
 
     /** As {@link #start(String, Path, List, Path)}, with {@code environment} added to kfp's own. */
@@ -110,7 +113,7 @@ public final class Processes {
             Path output,
             List<String> command,
             Path workDir,
-            java.util.Map<String, String> environment) {
+            Map<String, String> environment) {
         OptionalLong existing = running(name);
         if (existing.isPresent()) {
             out.println(name + " already running (pid " + existing.getAsLong() + ")");
@@ -129,8 +132,7 @@ public final class Processes {
                     builder.directory(workDir.toFile())
                             .redirectErrorStream(true)
                             .redirectOutput(output.toFile())
-                            .redirectInput(
-                                    ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                             .start();
             try {
                 Files.writeString(pidFile(name), process.pid() + "\n");
@@ -141,11 +143,11 @@ public final class Processes {
             // The JVM spawns through a helper that then execs the command: until it has, the PID's
             // command line is the helper's, and running(name) would not know it. Started means
             // tracked.
-            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (process.isAlive()
                     && !mentionsRunDir(process.pid())
                     && System.nanoTime() < deadline) {
-                sleep(java.time.Duration.ofMillis(5));
+                sleep(Duration.ofMillis(5));
             }
             out.println("started " + name + " (pid " + process.pid() + ")");
         } catch (IOException e) {
@@ -193,7 +195,7 @@ public final class Processes {
         ProcessHandle process = handle.get();
         process.destroyForcibly();
         try {
-            process.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            process.onExit().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new KfpException(
                     "kill -9 of "

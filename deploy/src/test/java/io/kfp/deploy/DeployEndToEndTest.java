@@ -8,6 +8,10 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,21 +19,34 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,10 +96,10 @@ public class DeployEndToEndTest {
     }
 
     private static int status(String url) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newHttpClient();
         return http.send(
-                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                        java.net.http.HttpResponse.BodyHandlers.discarding())
+                        HttpRequest.newBuilder(URI.create(url)).build(),
+                        HttpResponse.BodyHandlers.discarding())
                 .statusCode();
     }
 
@@ -97,10 +114,7 @@ public class DeployEndToEndTest {
         String topic = "e2e-lingering";
         TopicPartition partition = new TopicPartition(topic, 0);
         try (Admin admin = admin()) {
-            admin.createTopics(
-                            List.of(
-                                    new org.apache.kafka.clients.admin.NewTopic(
-                                            topic, 1, (short) 1)))
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
         }
@@ -131,18 +145,17 @@ public class DeployEndToEndTest {
                     .contains("no open transaction of prefix " + topic);
             assertThat(host.kfp("transactions", "abort", "--prefix", topic))
                     .contains("nothing to abort");
-            org.assertj.core.api.Assertions.assertThatThrownBy(quiet::commitTransaction)
+            Assertions.assertThatThrownBy(quiet::commitTransaction)
                     .as("the fenced producer's commit")
-                    .isInstanceOf(org.apache.kafka.common.errors.ProducerFencedException.class);
+                    .isInstanceOf(ProducerFencedException.class);
         }
     }
 
     private static long lastStableOffset(TopicPartition partition) {
         try (Admin admin = admin()) {
             return admin.listOffsets(
-                            Map.of(partition, org.apache.kafka.clients.admin.OffsetSpec.latest()),
-                            new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+                            Map.of(partition, OffsetSpec.latest()),
+                            new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
                     .partitionResult(partition)
                     .get(30, TimeUnit.SECONDS)
                     .offset();
@@ -326,7 +339,7 @@ public class DeployEndToEndTest {
      * TaskManagers (they must log in); a config-provider reference keeps the password out of it.
      */
     private static void assertSecretNowhere() throws Exception {
-        Map<String, String> places = new java.util.LinkedHashMap<>();
+        Map<String, String> places = new LinkedHashMap<>();
         for (Path dir : List.of(host.run.resolve("log"), host.run.resolve("flink-conf"))) {
             try (var files = Files.walk(dir)) {
                 for (Path f : files.filter(Files::isRegularFile).toList()) {
@@ -482,8 +495,7 @@ public class DeployEndToEndTest {
      * one.
      */
     static long totalLag(String status) {
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("  lag +(~?)(\\d+) records behind").matcher(status);
+        Matcher m = Pattern.compile("  lag +(~?)(\\d+) records behind").matcher(status);
         assertThat(m.find()).as("a lag line in\n" + status).isTrue();
         assertThat(m.group(1)).as("an exact lag\n" + status).isEmpty();
         return Long.parseLong(m.group(2));
@@ -494,9 +506,7 @@ public class DeployEndToEndTest {
      * one.
      */
     static long markerGaps(String status) {
-        java.util.regex.Matcher row =
-                java.util.regex.Pattern.compile("(?m)^    \\S+-\\d+ +(\\d+) +(\\d+) +0 ")
-                        .matcher(status);
+        Matcher row = Pattern.compile("(?m)^    \\S+-\\d+ +(\\d+) +(\\d+) +0 ").matcher(status);
         long gaps = 0;
         while (row.find()) {
             gaps += row.group(1).equals(row.group(2)) ? 0 : 1;
@@ -509,7 +519,7 @@ public class DeployEndToEndTest {
      * committed offsets.
      */
     static long recordsAfterCommittedOffsets(String topic, String group) throws Exception {
-        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed;
+        Map<TopicPartition, OffsetAndMetadata> committed;
         try (Admin admin = admin()) {
             committed =
                     admin.listConsumerGroupOffsets(group)
@@ -519,11 +529,9 @@ public class DeployEndToEndTest {
         Properties props = host.client();
         props.setProperty("isolation.level", "read_committed");
         long records = 0;
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
-                new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                        props,
-                        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions =
                     consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                             .map(p -> new TopicPartition(topic, p.partition()))
@@ -595,7 +603,7 @@ public class DeployEndToEndTest {
     /** Input that failed to be written (or was retried) would look like the relay's fault. */
     static final AtomicInteger SEND_ERRORS = new AtomicInteger();
 
-    static final org.apache.kafka.clients.producer.Callback FAIL_ON_SEND_ERROR =
+    static final Callback FAIL_ON_SEND_ERROR =
             (metadata, error) -> {
                 if (error != null) {
                     SEND_ERRORS.incrementAndGet();

@@ -4,15 +4,22 @@ import io.kfp.deploy.cluster.FlinkRest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -48,7 +55,7 @@ final class OneHostKfp {
         FileUtils.deleteDirectory(run.toFile());
         int prom = freePort();
         env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
-        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        Set<Integer> taken = new HashSet<>();
         for (String variable :
                 List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
             int port = freePort();
@@ -160,10 +167,10 @@ final class OneHostKfp {
     }
 
     static String get(String url) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newHttpClient();
         return http.send(
-                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                        HttpRequest.newBuilder(URI.create(url)).build(),
+                        HttpResponse.BodyHandlers.ofString())
                 .body();
     }
 
@@ -174,7 +181,7 @@ final class OneHostKfp {
      * up to 20 above it stay below the range too (KFP_PROM_PORTS).
      */
     static int freePort() throws IOException {
-        java.util.Random random = new java.util.Random();
+        Random random = new Random();
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = 20_000 + random.nextInt(12_000);
             try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {

@@ -5,12 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,13 +56,13 @@ class ProcessesTest {
     void allAtOnceRunsEveryItemAtTheSameTimeNotTwoByTwo() {
         // Three nodes that each wait for the other two, as Kafka nodes stopping need their quorum:
         // with a parallel stream on two cores the third would never meet the first two.
-        java.util.concurrent.CyclicBarrier allThree = new java.util.concurrent.CyclicBarrier(3);
-        java.util.Set<String> done = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        CyclicBarrier allThree = new CyclicBarrier(3);
+        Set<String> done = ConcurrentHashMap.newKeySet();
         Processes.allAtOnce(
                 List.of("kafka1", "kafka2", "kafka3"),
                 node -> {
                     try {
-                        allThree.await(1, java.util.concurrent.TimeUnit.MINUTES);
+                        allThree.await(1, TimeUnit.MINUTES);
                     } catch (Exception e) {
                         throw new IllegalStateException(node + " waited alone", e);
                     }
@@ -164,8 +170,7 @@ class ProcessesTest {
 
     @Test
     void aPortInUseIsRefusedWithTheVariableToChange() throws Exception {
-        try (java.net.ServerSocket taken =
-                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(
                             () -> Processes.requireFreePort(taken.getLocalPort(), "KFP_REST_PORT"))
                     .hasMessage(
@@ -176,8 +181,7 @@ class ProcessesTest {
     }
 
     private static int freePort() throws Exception {
-        try (java.net.ServerSocket s =
-                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Topology files: what the shipped lab says, and each mistake named with its key and the fix. */
@@ -93,8 +94,7 @@ class TopologyTest {
         return h;
     }
 
-    private static Map<String, Object> lab(
-            java.util.function.Consumer<Map<String, Object>> change) {
+    private static Map<String, Object> lab(Consumer<Map<String, Object>> change) {
         Map<String, Object> hosts = new LinkedHashMap<>();
         hosts.put("kafka1", host("198.18.0.11", "kafka"));
         hosts.put("kafka2", host("198.18.0.12", "kafka"));

@@ -11,11 +11,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -24,11 +28,14 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real Kafka 4.2 broker in this JVM: one node in combined KRaft mode (broker and controller),
@@ -45,8 +52,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final int NODE_ID = 1;
 
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(EmbeddedKafka.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
 
     /** The super user of a broker started {@link #startWithUsers with users}. */
     public static final String ADMIN = "admin";
@@ -280,8 +286,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                     if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
                         return;
                     }
-                } catch (java.util.concurrent.ExecutionException
-                        | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     last = e;
                 }
                 Thread.sleep(50);
@@ -350,9 +355,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .stream()
                     .flatMap(d -> d.partitions().stream())
                     .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause()
-                    instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return false; // created, but its metadata has not reached the broker's cache yet
             }
             throw e;
@@ -374,8 +378,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (!Files.exists(dir)) {
             return;
         }
-        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         }

@@ -16,6 +16,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LineHub implements AutoCloseable {
 
-    private final java.util.concurrent.atomic.AtomicLong published =
-            new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong published = new AtomicLong();
 
     static final int MAX_WAITING = 100_000;
     static final int MAX_LINE_BYTES = 1024 * 1024;

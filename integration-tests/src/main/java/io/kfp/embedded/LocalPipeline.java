@@ -12,18 +12,29 @@ import io.kfp.common.kafka.SourceOptions;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.BindException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.TimeUtils;
 import org.apache.logging.log4j.LogManager;
 
 /**
@@ -97,14 +108,14 @@ public final class LocalPipeline {
         if (terminal) {
             status =
                     new StatusLine(
-                            new java.io.FileOutputStream(java.io.FileDescriptor.out),
+                            new FileOutputStream(FileDescriptor.out),
                             Integer.getInteger(COLUMNS, 80));
-            System.setOut(new PrintStream(status, true, java.nio.charset.StandardCharsets.UTF_8));
+            System.setOut(new PrintStream(status, true, StandardCharsets.UTF_8));
             System.setErr(
                     new PrintStream(
-                            status.beside(new java.io.FileOutputStream(java.io.FileDescriptor.err)),
+                            status.beside(new FileOutputStream(FileDescriptor.err)),
                             true,
-                            java.nio.charset.StandardCharsets.UTF_8));
+                            StandardCharsets.UTF_8));
             out = System.out;
             err = System.err;
         }
@@ -137,7 +148,7 @@ public final class LocalPipeline {
         LineHub hub;
         try {
             hub = LineHub.start(launcher.port);
-        } catch (java.net.BindException e) {
+        } catch (BindException e) {
             err.println(
                     "local pipeline: port "
                             + launcher.port
@@ -218,7 +229,7 @@ public final class LocalPipeline {
     /** How wide the terminal is ({@code tput cols}, set by run-pipeline); 80 when unknown. */
     static final String COLUMNS = "kfp.columns";
 
-    static final java.time.Duration STATUS_INTERVAL = java.time.Duration.ofSeconds(2);
+    static final Duration STATUS_INTERVAL = Duration.ofSeconds(2);
 
     /**
      * One line a job says at start: what it guarantees, how often it commits, what it reads and
@@ -239,7 +250,7 @@ public final class LocalPipeline {
                         : "")
                 + (config.get(CheckpointOptions.ENABLED)
                         ? "checkpoint every "
-                                + org.apache.flink.util.TimeUtils.formatWithHighestUnit(
+                                + TimeUtils.formatWithHighestUnit(
                                         config.get(CheckpointOptions.INTERVAL))
                         : "no checkpoints")
                 + ", "
@@ -250,12 +261,9 @@ public final class LocalPipeline {
 
     /** Redraws the status line every {@code interval} until closed. */
     private static AutoCloseable refreshEvery(
-            java.time.Duration interval,
-            StatusLine line,
-            PipelineStatus status,
-            PrintStream stderr) {
-        java.util.concurrent.ScheduledExecutorService timer =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            Duration interval, StatusLine line, PipelineStatus status, PrintStream stderr) {
+        ScheduledExecutorService timer =
+                Executors.newSingleThreadScheduledExecutor(
                         r -> {
                             Thread t = new Thread(r, "local-pipeline-status");
                             t.setDaemon(true);
@@ -280,12 +288,12 @@ public final class LocalPipeline {
                 },
                 0,
                 interval.toMillis(),
-                java.util.concurrent.TimeUnit.MILLISECONDS);
+                TimeUnit.MILLISECONDS);
         return () -> {
             line.clear(); // from here on show() draws nothing, whatever a refresh still running
             // does
             timer.shutdownNow();
-            timer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            timer.awaitTermination(10, TimeUnit.SECONDS);
             status.close();
         };
     }
@@ -372,7 +380,7 @@ public final class LocalPipeline {
             ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), Map.of(), List.of());
             problems.addAll(loaded.syntaxProblems());
             parsed.help = loaded.helpRequested();
-            Set<String> known = new java.util.TreeSet<>();
+            Set<String> known = new TreeSet<>();
             for (JobSpec spec : JOBS) {
                 known.addAll(ConfigValidator.knownKeys(spec.groups()));
             }
@@ -400,7 +408,7 @@ public final class LocalPipeline {
                                         // run-pipeline picks the logging by the bare word, before
                                         // Java starts: only that form.
                                         if (!value.equals("true")
-                                                || java.util.Arrays.stream(args)
+                                                || Arrays.stream(args)
                                                         .noneMatch("--verbose"::equals)) {
                                             problems.add(
                                                     new ConfigProblem(

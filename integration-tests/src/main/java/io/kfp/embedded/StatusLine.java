@@ -1,6 +1,8 @@
 package io.kfp.embedded;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,9 +81,9 @@ final class StatusLine extends OutputStream {
      * {@code in} (the terminal's stdin) with {@link #lineTyped()} called after each line read from
      * it.
      */
-    java.io.InputStream watching(java.io.InputStream in) {
+    InputStream watching(InputStream in) {
         StatusLine line = this;
-        return new java.io.FilterInputStream(in) {
+        return new FilterInputStream(in) {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
                 int n = super.read(b, off, len);

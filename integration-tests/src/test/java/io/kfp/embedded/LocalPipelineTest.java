@@ -8,12 +8,15 @@ import io.kfp.common.entry.JobSpec;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,7 +50,7 @@ class LocalPipelineTest {
                         LocalPipeline.LauncherArgs.parse(new String[] {"--verbose", "--port", "0"})
                                 .jobOptions)
                 .isEmpty();
-        org.assertj.core.api.Assertions.assertThatThrownBy(
+        Assertions.assertThatThrownBy(
                         () -> LocalPipeline.LauncherArgs.parse(new String[] {"--verbose=false"}))
                 .hasMessageContaining("write --verbose alone");
     }
@@ -98,8 +101,7 @@ class LocalPipelineTest {
         StatusLine line = new StatusLine(terminal, 80);
         line.show("0 lines in");
         // What the terminal echoes is not ours; Enter is what we see, on stdin.
-        java.io.InputStream stdin =
-                line.watching(new java.io.ByteArrayInputStream(bytes("typed\n")));
+        InputStream stdin = line.watching(new ByteArrayInputStream(bytes("typed\n")));
         assertThat(stdin.readAllBytes()).isEqualTo(bytes("typed\n"));
         assertThat(terminal.toString(StandardCharsets.UTF_8))
                 .isEqualTo("0 lines in" + "\r\033[K\033[1A\r\033[K" + "0 lines in");

@@ -13,12 +13,22 @@ import io.kfp.relay.RelayJob;
 import io.kfp.sink.ConsoleSink;
 import io.kfp.sink.SinkJob;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -38,6 +48,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -48,6 +59,12 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.config.Configurator;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,49 +94,40 @@ class AuthorizationTest {
      * Everything logged in this JVM while the class runs, every logger at INFO at least: searched
      * for the passwords.
      */
-    static final java.io.StringWriter LOGGED = new java.io.StringWriter();
+    static final StringWriter LOGGED = new StringWriter();
 
-    static Map<String, org.apache.logging.log4j.Level> levelsBefore;
+    static Map<String, Level> levelsBefore;
 
     @BeforeAll
     static void logEverythingToSearchForSecrets() {
-        org.apache.logging.log4j.core.LoggerContext context =
-                (org.apache.logging.log4j.core.LoggerContext)
-                        org.apache.logging.log4j.LogManager.getContext(false);
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
         org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
-        levelsBefore = new java.util.HashMap<>();
+        levelsBefore = new HashMap<>();
         config.getLoggers().forEach((name, logger) -> levelsBefore.put(name, logger.getLevel()));
-        org.apache.logging.log4j.core.appender.WriterAppender appender =
-                org.apache.logging.log4j.core.appender.WriterAppender.newBuilder()
+        WriterAppender appender =
+                WriterAppender.newBuilder()
                         .setName("secret-search")
                         .setTarget(LOGGED)
                         .setLayout(
-                                org.apache.logging.log4j.core.layout.PatternLayout.newBuilder()
-                                        .withPattern("%c %m%n%throwable")
-                                        .build())
+                                PatternLayout.newBuilder().withPattern("%c %m%n%throwable").build())
                         .build();
         appender.start();
         config.addAppender(appender);
         config.getRootLogger().addAppender(appender, null, null);
         // The console keeps its usual WARN view: the INFO flood goes to the search only.
         config.getRootLogger().removeAppender("console");
-        config.getRootLogger()
-                .addAppender(
-                        config.getAppender("console"), org.apache.logging.log4j.Level.WARN, null);
-        org.apache.logging.log4j.core.config.Configurator.setAllLevels(
-                "", org.apache.logging.log4j.Level.INFO);
+        config.getRootLogger().addAppender(config.getAppender("console"), Level.WARN, null);
+        Configurator.setAllLevels("", Level.INFO);
     }
 
     @AfterAll
     static void noPasswordWasLoggedAndLoggingIsRestored() {
-        org.apache.logging.log4j.core.LoggerContext context =
-                (org.apache.logging.log4j.core.LoggerContext)
-                        org.apache.logging.log4j.LogManager.getContext(false);
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
         org.apache.logging.log4j.core.config.Configuration config = context.getConfiguration();
         config.getRootLogger().removeAppender("secret-search");
         config.getRootLogger().removeAppender("console");
         config.getRootLogger().addAppender(config.getAppender("console"), null, null);
-        org.apache.logging.log4j.core.config.Configurator.setLevel(levelsBefore);
+        Configurator.setLevel(levelsBefore);
         String logged = LOGGED.toString();
         assertThat(logged)
                 .as("something was logged")
@@ -420,8 +428,7 @@ class AuthorizationTest {
                 shared.add(new FailureInjector.Plan());
         FailureInjector.Plan plan = planReference.get();
         List<JobClient> jobs = new ArrayList<>();
-        try (java.net.ServerSocket server =
-                new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             serveSlowly(server, lines);
             List<String> ingest =
                     clientArgs(
@@ -503,12 +510,12 @@ class AuthorizationTest {
      * The ingest job's connection gets {@code lines} over a few seconds, so checkpoints complete
      * while they flow.
      */
-    private static void serveSlowly(java.net.ServerSocket server, List<String> lines) {
+    private static void serveSlowly(ServerSocket server, List<String> lines) {
         Thread t =
                 new Thread(
                         () -> {
-                            try (java.net.Socket socket = server.accept();
-                                    java.io.OutputStream out = socket.getOutputStream()) {
+                            try (Socket socket = server.accept();
+                                    OutputStream out = socket.getOutputStream()) {
                                 for (int from = 0; from < lines.size(); from += 500) {
                                     StringBuilder chunk = new StringBuilder();
                                     lines.subList(from, Math.min(lines.size(), from + 500))
@@ -592,10 +599,10 @@ class AuthorizationTest {
     }
 
     static String get(String url) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newHttpClient();
         return http.send(
-                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                        HttpRequest.newBuilder(URI.create(url)).build(),
+                        HttpResponse.BodyHandlers.ofString())
                 .body();
     }
 
@@ -615,15 +622,12 @@ class AuthorizationTest {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<org.apache.kafka.common.TopicPartition> partitions =
+            List<TopicPartition> partitions =
                     consumer.partitionsFor(topic).stream()
-                            .map(
-                                    p ->
-                                            new org.apache.kafka.common.TopicPartition(
-                                                    topic, p.partition()))
+                            .map(p -> new TopicPartition(topic, p.partition()))
                             .toList();
             consumer.assign(partitions);
-            Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))
                     && System.nanoTime() < deadline) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.ops.offsets.ConsumerLag;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -92,7 +94,7 @@ class ConsumerLagTest {
     void aLongGapShowsItsOffsetDifferenceMarkedApproximate() throws Exception {
         String topic = "lag-long";
         KAFKA.kafka().createTopics(1, topic);
-        List<ProducerRecord<byte[], byte[]>> records = new java.util.ArrayList<>();
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int i = 0; i < ConsumerLag.COUNTED + 5; i++) {
             records.add(new ProducerRecord<>(topic, bytes("k"), bytes("v")));
         }
@@ -121,8 +123,8 @@ class ConsumerLagTest {
                         Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true)
                                         .get(tp.partition())
                                 == offset,
-                java.time.Duration.ofSeconds(30),
-                java.time.Duration.ofMillis(100),
+                Duration.ofSeconds(30),
+                Duration.ofMillis(100),
                 "the last stable offset of " + tp + " at " + offset);
     }
 

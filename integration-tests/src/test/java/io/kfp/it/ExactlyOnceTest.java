@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -439,7 +440,7 @@ class ExactlyOnceTest {
         static Audit of(List<ConsumerRecord<byte[], byte[]>> records) {
             Map<Integer, Integer> seen = new HashMap<>();
             Map<String, Integer> lastPerKey = new HashMap<>();
-            Set<String> outOfOrder = new java.util.TreeSet<>();
+            Set<String> outOfOrder = new TreeSet<>();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 int seq =
                         Integer.parseInt(

@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.testutils.CommonTestUtils;
@@ -45,8 +46,8 @@ class LineHubTest {
             // The reader went away (the ingest job restarts): the next line waits for it.
             CommonTestUtils.waitUtil(
                     () -> hub.connectedReaders() == 0,
-                    java.time.Duration.ofSeconds(10),
-                    java.time.Duration.ofMillis(100),
+                    Duration.ofSeconds(10),
+                    Duration.ofMillis(100),
                     "the hub to notice the reader left");
             hub.publish("while away".getBytes(StandardCharsets.UTF_8));
             try (Socket reader = new Socket(InetAddress.getLoopbackAddress(), hub.ingestPort())) {

@@ -13,9 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
@@ -211,7 +213,7 @@ class LostTransactionTest {
             throws Exception {
         KAFKA.kafka().createTopics(2, name + "-in", name + "-out");
         AtomicBoolean stop = new AtomicBoolean();
-        Set<String> input = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> input = ConcurrentHashMap.newKeySet();
         Thread producer =
                 new Thread(() -> produceUntil(stop, name + "-in", input), name + "-producer");
         producer.start();
@@ -315,10 +317,7 @@ class LostTransactionTest {
     }
 
     private static void awaitTransactions(
-            Stopped stopped,
-            String what,
-            Duration timeout,
-            java.util.function.Predicate<List<TransactionState>> done)
+            Stopped stopped, String what, Duration timeout, Predicate<List<TransactionState>> done)
             throws Exception {
         CommonTestUtils.waitUtil(
                 () -> done.test(transactionStates(stopped.prefix())),

@@ -2,6 +2,7 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedJobs;
@@ -15,6 +16,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,7 +24,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -137,9 +141,7 @@ class PipelineTest {
     }
 
     private static JobClient start(
-            io.kfp.common.entry.JobSpec spec,
-            Function<Configuration, ? extends Workflow> workflow,
-            List<String> args) {
+            JobSpec spec, Function<Configuration, ? extends Workflow> workflow, List<String> args) {
         EmbeddedJobs.Submitted s =
                 EmbeddedJobs.submit(
                         spec, workflow, args.toArray(String[]::new), System.out, System.err);
@@ -149,14 +151,13 @@ class PipelineTest {
 
     /** Accepts the ingest job's connection and sends {@code payload}, then closes. */
     static Thread serve(ServerSocket server, byte[] payload) {
-        return serve(server, payload, new java.util.concurrent.CountDownLatch(0));
+        return serve(server, payload, new CountDownLatch(0));
     }
 
     /**
      * Like {@link #serve(ServerSocket, byte[])}, keeping the connection open until {@code done}.
      */
-    private static Thread serve(
-            ServerSocket server, byte[] payload, java.util.concurrent.CountDownLatch done) {
+    private static Thread serve(ServerSocket server, byte[] payload, CountDownLatch done) {
         Thread t =
                 new Thread(
                         () -> {
@@ -234,7 +235,7 @@ class PipelineTest {
         payload.write("last\n".getBytes(StandardCharsets.UTF_8));
         byte[] binary = {(byte) 0xc3, 0x28, 0, (byte) 0xff, '\n', (byte) 0x80};
 
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
         try (ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             // The connection stays open, so the ingest job still runs when its metrics are read.
             serve(server, payload.toByteArray(), done);
@@ -312,7 +313,7 @@ class PipelineTest {
     }
 
     private static List<String> hex(List<byte[]> values) {
-        return values.stream().map(java.util.HexFormat.of()::formatHex).toList();
+        return values.stream().map(HexFormat.of()::formatHex).toList();
     }
 
     /** The ingest source's counter, read through the cluster's REST API as an operator would. */
@@ -348,7 +349,7 @@ class PipelineTest {
                                                         http,
                                                         metrics
                                                                 + "?get="
-                                                                + java.net.URLEncoder.encode(
+                                                                + URLEncoder.encode(
                                                                         id.group(1),
                                                                         StandardCharsets.UTF_8)));
                         value[0] = v.find() ? Long.parseLong(v.group(1)) : -1;

@@ -11,10 +11,19 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,8 +42,7 @@ class PreflightTest {
         KAFKA.kafka().createTopics(2, "pf-in", "pf-out");
     }
 
-    private record Result(
-            int exitCode, String err, org.apache.flink.core.execution.JobClient job) {}
+    private record Result(int exitCode, String err, JobClient job) {}
 
     private static Result relayMain(String... extra) {
         List<String> args =
@@ -66,7 +74,7 @@ class PreflightTest {
      */
     private static List<String> relayJobs(ClusterClient<?> cluster) throws Exception {
         return cluster.listJobs().get(30, TimeUnit.SECONDS).stream()
-                .map(org.apache.flink.runtime.client.JobStatusMessage::getJobName)
+                .map(JobStatusMessage::getJobName)
                 .filter("relay-job"::equals)
                 .toList();
     }
@@ -90,20 +98,14 @@ class PreflightTest {
             throws Exception {
         // What a running copy of the job leaves on the broker: a transaction of its prefix, open
         // now.
-        java.util.Properties props = new java.util.Properties();
+        Properties props = new Properties();
         props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
         props.setProperty("transactional.id", "kfp.pf-twice.default-0-1");
-        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> copy =
-                new org.apache.kafka.clients.producer.KafkaProducer<>(
-                        props,
-                        new org.apache.kafka.common.serialization.ByteArraySerializer(),
-                        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> copy =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             copy.initTransactions();
             copy.beginTransaction();
-            copy.send(
-                            new org.apache.kafka.clients.producer.ProducerRecord<>(
-                                    "pf-out", "x".getBytes(StandardCharsets.UTF_8)))
-                    .get();
+            copy.send(new ProducerRecord<>("pf-out", "x".getBytes(StandardCharsets.UTF_8))).get();
 
             Result r = relayMain("--job.name", "pf-twice");
             try {
@@ -135,9 +137,7 @@ class PreflightTest {
         KAFKA.kafka().createTopics(1, "pf-big-in", "pf-big-out");
         Topics.produce(
                 KAFKA.bootstrapServers(),
-                List.of(
-                        new org.apache.kafka.clients.producer.ProducerRecord<>(
-                                "pf-big-in", 0, null, new byte[3000])));
+                List.of(new ProducerRecord<>("pf-big-in", 0, null, new byte[3000])));
         Result r =
                 relayMain(
                         "--job.name",
@@ -154,15 +154,14 @@ class PreflightTest {
         // Restarts (10, backing off up to a minute) would keep it running for minutes; it fails at
         // once instead.
         Throwable failure =
-                org.assertj.core.api.Assertions.catchThrowable(
+                Assertions.catchThrowable(
                         () -> r.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
-        assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(failure))
+        assertThat(ExceptionUtils.stringifyException(failure))
                 .contains(
                         "the record at pf-big-in-0 offset 0 is ",
                         "above its max.request.size (2000 bytes)",
                         "relay.oversized-records=skip");
-        assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS))
-                .isEqualTo(org.apache.flink.api.common.JobStatus.FAILED);
+        assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.FAILED);
     }
 
     @Test

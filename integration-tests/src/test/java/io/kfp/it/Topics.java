@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,12 +38,12 @@ final class Topics {
     static void produce(String bootstrap, List<ProducerRecord<byte[], byte[]>> records)
             throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
-            List<java.util.concurrent.Future<?>> acks = new ArrayList<>(records.size());
+            List<Future<?>> acks = new ArrayList<>(records.size());
             for (ProducerRecord<byte[], byte[]> r : records) {
                 acks.add(producer.send(r));
             }
             producer.flush();
-            for (java.util.concurrent.Future<?> ack : acks) {
+            for (Future<?> ack : acks) {
                 ack.get(30, TimeUnit.SECONDS);
             }
         }

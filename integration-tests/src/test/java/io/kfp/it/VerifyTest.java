@@ -10,12 +10,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,8 +91,8 @@ class VerifyTest {
                 () ->
                         Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true)
                                 .equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)),
-                java.time.Duration.ofSeconds(30),
-                java.time.Duration.ofMillis(100),
+                Duration.ofSeconds(30),
+                Duration.ofMillis(100),
                 "no transaction left open on " + OUTPUT);
     }
 
@@ -162,8 +164,7 @@ class VerifyTest {
 
     /** Record i: partition i mod 4, key key-(i mod 50), a header, timestamp FIRST_TIMESTAMP + i. */
     private static ProducerRecord<byte[], byte[]> record(String topic, int i, byte[] value) {
-        org.apache.kafka.common.header.Headers headers =
-                new RecordHeaders().add("seq", bytes(String.valueOf(i)));
+        Headers headers = new RecordHeaders().add("seq", bytes(String.valueOf(i)));
         return new ProducerRecord<>(
                 topic, i % 4, FIRST_TIMESTAMP + i, bytes("key-" + i % 50), value, headers);
     }

@@ -14,6 +14,7 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -164,8 +165,7 @@ public final class RelayJob implements Workflow {
                 .withIdleness(idle);
     }
 
-    private static org.apache.flink.connector.kafka.sink.KafkaPartitioner<RelayRecord> partitioner(
-            ReadableConfig config) {
+    private static KafkaPartitioner<RelayRecord> partitioner(ReadableConfig config) {
         return config.get(RelayOptions.SAME_PARTITION)
                 ? new SamePartitionPartitioner()
                 : config.get(KafkaSinkOptions.PARTITIONER).create();

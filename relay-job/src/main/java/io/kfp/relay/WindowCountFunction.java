@@ -3,6 +3,7 @@ package io.kfp.relay;
 import io.kfp.common.log.RateLimitedWarning;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -41,7 +42,7 @@ public final class WindowCountFunction
     }
 
     @Override
-    public void open(org.apache.flink.api.common.functions.OpenContext openContext) {
+    public void open(OpenContext openContext) {
         counts =
                 getRuntimeContext()
                         .getMapState(

@@ -4,25 +4,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.preflight.BrokerView;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.ListSource;
 import io.kfp.common.testing.MiniClusters;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.clock.ManualClock;
+import org.apache.flink.util.clock.RelativeClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -113,7 +121,7 @@ class RelayJobTest {
 
         List<RelayRecord> counts = sink.received();
         long total = 0;
-        Set<String> windows = new java.util.HashSet<>();
+        Set<String> windows = new HashSet<>();
         for (RelayRecord c : counts) {
             String json = new String(c.value, StandardCharsets.UTF_8);
             total += Long.parseLong(json.replaceAll(".*\"count\":(\\d+)}", "$1"));
@@ -151,8 +159,7 @@ class RelayJobTest {
     void anIdlePartitionStopsHoldingBackTheWatermark() {
         ManualClock clock =
                 new ManualClock(
-                        java.time.Duration.ofHours(1)
-                                .toNanos()); // 0 means "never" to the idleness timer
+                        Duration.ofHours(1).toNanos()); // 0 means "never" to the idleness timer
         WatermarkGenerator<RelayRecord> generator =
                 RelayJob.watermarks(
                                 config(
@@ -162,16 +169,14 @@ class RelayJobTest {
                                         "30 s"),
                                 true)
                         .createWatermarkGenerator(
-                                new org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier
-                                        .Context() {
+                                new WatermarkGeneratorSupplier.Context() {
                                     @Override
-                                    public org.apache.flink.metrics.MetricGroup getMetricGroup() {
+                                    public MetricGroup getMetricGroup() {
                                         return UnregisteredMetricsGroup.createOperatorMetricGroup();
                                     }
 
                                     @Override
-                                    public org.apache.flink.util.clock.RelativeClock
-                                            getInputActivityClock() {
+                                    public RelativeClock getInputActivityClock() {
                                         return clock;
                                     }
                                 });
@@ -179,8 +184,7 @@ class RelayJobTest {
         WatermarkOutput output =
                 new WatermarkOutput() {
                     @Override
-                    public void emitWatermark(
-                            org.apache.flink.api.common.eventtime.Watermark watermark) {
+                    public void emitWatermark(Watermark watermark) {
                         events.add("wm " + watermark.getTimestamp());
                     }
 
@@ -200,10 +204,10 @@ class RelayJobTest {
 
         generator.onPeriodicEmit(output); // no new records since the last emit: inactivity starts
         assertThat(events).doesNotContain("idle");
-        clock.advanceTime(java.time.Duration.ofSeconds(29));
+        clock.advanceTime(Duration.ofSeconds(29));
         generator.onPeriodicEmit(output);
         assertThat(events).doesNotContain("idle");
-        clock.advanceTime(java.time.Duration.ofSeconds(2));
+        clock.advanceTime(Duration.ofSeconds(2));
         generator.onPeriodicEmit(output);
         assertThat(events).endsWith("idle");
     }
@@ -251,8 +255,8 @@ class RelayJobTest {
         assertThat(RelayPreflight.check(config(), broker(Map.of("in", 8, "out", 1)))).isEmpty();
     }
 
-    private static io.kfp.common.preflight.BrokerView broker(Map<String, Integer> partitions) {
-        return new io.kfp.common.preflight.BrokerView() {
+    private static BrokerView broker(Map<String, Integer> partitions) {
+        return new BrokerView() {
             @Override
             public void ping() {}
 
@@ -262,7 +266,7 @@ class RelayJobTest {
             }
 
             @Override
-            public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
+            public Map<String, Integer> partitionCounts(Collection<String> topics) {
                 return partitions;
             }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -112,7 +113,7 @@ class RelayRecordDeserializerTest {
             public MetricGroup getMetricGroup() {
                 return new UnregisteredMetricsGroup() {
                     @Override
-                    public org.apache.flink.metrics.Counter counter(String name) {
+                    public Counter counter(String name) {
                         assertThat(name).isEqualTo(RelayRecordDeserializer.OVERSIZED_METRIC);
                         return counter;
                     }

@@ -7,17 +7,20 @@ import io.kfp.common.testing.FakeSinkContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -82,12 +85,12 @@ class RelayRecordTest {
                         original.key,
                         original.value,
                         headers,
-                        java.util.Optional.empty());
+                        Optional.empty());
         List<RelayRecord> read = new ArrayList<>();
         new RelayRecordDeserializer()
                 .deserialize(
                         in,
-                        new org.apache.flink.util.Collector<>() {
+                        new Collector<>() {
                             @Override
                             public void collect(RelayRecord record) {
                                 read.add(record);
@@ -130,7 +133,7 @@ class RelayRecordTest {
         RelayRecord fromTwo = new RelayRecord(null, new byte[0], 0, 2);
         assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3}))
                 .isEqualTo(2);
-        org.assertj.core.api.Assertions.assertThatThrownBy(
+        Assertions.assertThatThrownBy(
                         () ->
                                 partitioner.partition(
                                         fromTwo, null, new byte[0], "out", new int[] {0, 1}))

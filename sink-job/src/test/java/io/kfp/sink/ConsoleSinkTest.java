@@ -107,8 +107,8 @@ class ConsoleSinkTest {
                                     // Each writer has its own stream object over the same bytes, as
                                     // subtasks do
                                     // with System.out: only the sink's lock keeps chunks whole.
-                                    java.io.OutputStream unsynchronized =
-                                            new java.io.OutputStream() {
+                                    OutputStream unsynchronized =
+                                            new OutputStream() {
                                                 @Override
                                                 public void write(int b) {
                                                     shared.write(b);

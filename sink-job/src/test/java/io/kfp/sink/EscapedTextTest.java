@@ -2,7 +2,11 @@ package io.kfp.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.text.Utf8;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -104,7 +108,7 @@ class EscapedTextTest {
 
     @Test
     void theLineGivesBackEveryByteItWasMadeFromAndIsItselfValidUtf8() {
-        java.util.Random random = new java.util.Random(42);
+        Random random = new Random(42);
         for (int round = 0; round < 2_000; round++) {
             byte[] bytes = new byte[random.nextInt(40)];
             for (int i = 0; i < bytes.length; i++) {
@@ -122,19 +126,17 @@ class EscapedTextTest {
             ByteLine out = new ByteLine(1);
             EscapedText.append(bytes, out);
             byte[] line = out.toByteArray();
-            assertThat(io.kfp.common.text.Utf8.isWellFormed(line, 0, line.length))
+            assertThat(Utf8.isWellFormed(line, 0, line.length))
                     .as("printed as valid UTF-8")
                     .isTrue();
             assertThat(line).as("one line").doesNotContain((byte) '\n', (byte) '\r');
-            assertThat(unescape(line))
-                    .as(java.util.HexFormat.of().formatHex(bytes))
-                    .containsExactly(bytes);
+            assertThat(unescape(line)).as(HexFormat.of().formatHex(bytes)).containsExactly(bytes);
         }
     }
 
     /** Reads a printed line back into the bytes it was made from: the escapes are unambiguous. */
     private static byte[] unescape(byte[] line) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = 0; i < line.length; i++) {
             if (line[i] != '\\') {
                 out.write(line[i]);

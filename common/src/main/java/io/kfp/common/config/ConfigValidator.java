@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -149,7 +150,7 @@ public final class ConfigValidator {
     }
 
     private static String text(String name) {
-        return name.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return name.toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**

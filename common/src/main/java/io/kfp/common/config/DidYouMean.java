@@ -1,6 +1,7 @@
 package io.kfp.common.config;
 
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -32,9 +33,7 @@ public final class DidYouMean {
         String wanted = typed.toLowerCase(Locale.ROOT);
         return known.stream()
                 .filter(k -> distance(wanted, k.toLowerCase(Locale.ROOT)) <= maxEdits)
-                .min(
-                        java.util.Comparator.comparingInt(
-                                k -> distance(wanted, k.toLowerCase(Locale.ROOT))));
+                .min(Comparator.comparingInt(k -> distance(wanted, k.toLowerCase(Locale.ROOT))));
     }
 
     /** Levenshtein distance. */

@@ -3,6 +3,8 @@ package io.kfp.common.entry;
 import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.checkpoint.RestartOptions;
 import io.kfp.common.checkpoint.StateOptions;
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaClientOptions;
@@ -46,10 +48,8 @@ public record JobSpec(
      * @throws io.kfp.common.config.InvalidConfigurationException listing every problem
      */
     public Configuration configuration(String... args) {
-        io.kfp.common.config.ConfigLoader.Loaded loaded =
-                io.kfp.common.config.ConfigLoader.load(args, Map.of(), defaults, groups);
-        return io.kfp.common.config.ConfigValidator.validate(
-                loaded.raw(), groups, loaded.syntaxProblems());
+        ConfigLoader.Loaded loaded = ConfigLoader.load(args, Map.of(), defaults, groups);
+        return ConfigValidator.validate(loaded.raw(), groups, loaded.syntaxProblems());
     }
 
     /** The job's graph for a validated {@code config}. */

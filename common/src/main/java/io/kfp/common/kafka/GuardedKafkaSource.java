@@ -1,6 +1,7 @@
 package io.kfp.common.kafka;
 
 import io.kfp.common.config.ConfigValidator;
+import io.kfp.common.config.JobOptions;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class GuardedKafkaSource<T>
             implements Serializable {
         static Settings from(ReadableConfig config) {
             return new Settings(
-                    config.getOptional(io.kfp.common.config.JobOptions.NAME).orElse("the job"),
+                    config.getOptional(JobOptions.NAME).orElse("the job"),
                     config.get(SourceOptions.OFFSET_RESET),
                     KafkaClientOptions.connectionProperties(config));
         }

@@ -5,19 +5,29 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** A {@link BrokerView} backed by the Kafka Admin API, every call bounded by one deadline. */
 public final class AdminBrokerView implements BrokerView {
@@ -58,13 +68,11 @@ public final class AdminBrokerView implements BrokerView {
                     .allTopicNames()
                     .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause()
-                    instanceof org.apache.kafka.common.errors.TopicAuthorizationException) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TopicAuthorizationException) {
                 return false;
             }
-            if (e.getCause()
-                    instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return true;
             }
             throw e;
@@ -72,18 +80,16 @@ public final class AdminBrokerView implements BrokerView {
     }
 
     @Override
-    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(
-            String topic) throws Exception {
-        Set<org.apache.kafka.common.acl.AclOperation> allowed =
+    public Optional<Set<AclOperation>> allowedOperations(String topic) throws Exception {
+        Set<AclOperation> allowed =
                 admin.describeTopics(
                                 List.of(topic),
-                                new org.apache.kafka.clients.admin.DescribeTopicsOptions()
-                                        .includeAuthorizedOperations(true))
+                                new DescribeTopicsOptions().includeAuthorizedOperations(true))
                         .allTopicNames()
                         .get(remainingMs(), TimeUnit.MILLISECONDS)
                         .get(topic)
                         .authorizedOperations();
-        return java.util.Optional.ofNullable(allowed);
+        return Optional.ofNullable(allowed);
     }
 
     @Override
@@ -93,12 +99,11 @@ public final class AdminBrokerView implements BrokerView {
                     .all()
                     .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause()
-                    instanceof org.apache.kafka.common.errors.GroupAuthorizationException) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupAuthorizationException) {
                 return false;
             }
-            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
                 return true; // a first start: the broker, having checked the ACL, says it has no
                 // such group yet
             }
@@ -114,14 +119,11 @@ public final class AdminBrokerView implements BrokerView {
                     .all()
                     .get(remainingMs(), TimeUnit.MILLISECONDS);
             return true;
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause()
-                    instanceof
-                    org.apache.kafka.common.errors.TransactionalIdAuthorizationException) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TransactionalIdAuthorizationException) {
                 return false;
             }
-            if (e.getCause()
-                    instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException) {
+            if (e.getCause() instanceof TransactionalIdNotFoundException) {
                 return true;
             }
             throw e;

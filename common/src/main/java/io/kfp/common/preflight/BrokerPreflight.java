@@ -22,6 +22,8 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks, before a job is submitted, that Kafka will accept it: the brokers answer, the topics
@@ -30,8 +32,7 @@ import org.apache.kafka.common.errors.AuthorizationException;
  */
 public final class BrokerPreflight {
 
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(BrokerPreflight.class);
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerPreflight.class);
 
     /** Opens a view of the cluster; {@link AdminBrokerView#AdminBrokerView} in production. */
     @FunctionalInterface

@@ -3,12 +3,14 @@ package io.kfp.common.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.checkpoint.FaultTolerance;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -196,11 +198,9 @@ class ConfigValidatorTest {
         assertThat(valid("--checkpoint.dir", "file:/data/ckpt").get(CheckpointOptions.DIRECTORY))
                 .isEqualTo("file:/data/ckpt");
         assertThat(
-                        io.kfp.common.checkpoint.FaultTolerance.flinkConfiguration(
+                        FaultTolerance.flinkConfiguration(
                                         valid("--checkpoint.dir", "FILE:/data/ckpt"))
-                                .get(
-                                        org.apache.flink.configuration.CheckpointingOptions
-                                                .CHECKPOINTS_DIRECTORY))
+                                .get(CheckpointingOptions.CHECKPOINTS_DIRECTORY))
                 .isEqualTo("FILE:/data/ckpt");
     }
 

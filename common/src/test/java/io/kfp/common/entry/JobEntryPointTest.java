@@ -2,14 +2,21 @@ package io.kfp.common.entry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.config.ConfigLoader;
+import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.OptionGroup;
+import io.kfp.common.config.PlainTextFormatter;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.common.preflight.BrokerView;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -18,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JobEntryPointTest {
 
@@ -57,8 +65,7 @@ class JobEntryPointTest {
                     }
 
                     @Override
-                    public Map<String, Integer> partitionCounts(
-                            java.util.Collection<String> topics) {
+                    public Map<String, Integer> partitionCounts(Collection<String> topics) {
                         return Map.of();
                     }
 
@@ -101,9 +108,8 @@ class JobEntryPointTest {
                 String firstWords =
                         String.join(
                                 " ",
-                                java.util.Arrays.asList(
-                                                io.kfp.common.config.PlainTextFormatter.render(
-                                                                option.description())
+                                Arrays.asList(
+                                                PlainTextFormatter.render(option.description())
                                                         .split(" "))
                                         .subList(0, 3));
                 assertThat(help.replaceAll("\\s+", " ")).contains(firstWords);
@@ -163,10 +169,9 @@ class JobEntryPointTest {
     }
 
     @Test
-    void anUnreadableConfigFileIsTheOnlyErrorReported(
-            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path broken = dir.resolve("relay.yaml");
-        java.nio.file.Files.writeString(broken, "source:\n  topics: [in\nsink.topic: out\n");
+    void anUnreadableConfigFileIsTheOnlyErrorReported(@TempDir Path dir) throws Exception {
+        Path broken = dir.resolve("relay.yaml");
+        Files.writeString(broken, "source:\n  topics: [in\nsink.topic: out\n");
         assertThat(run("--config", broken.toString(), "--checkpoint.interval", "5x")).isEqualTo(2);
         assertThat(stderr())
                 .startsWith("relay-job: 1 configuration error; nothing was submitted.")
@@ -254,17 +259,15 @@ class JobEntryPointTest {
 
     @Test
     void effectiveConfigurationHidesSecrets() {
-        io.kfp.common.config.ConfigLoader.Loaded loaded =
-                io.kfp.common.config.ConfigLoader.load(
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
                         new String[] {
                             "--kafka.properties.sasl.jaas.config", "x password=\"hunter2\";"
                         },
                         Map.of(),
                         spec.defaults(),
                         spec.groups());
-        Configuration config =
-                io.kfp.common.config.ConfigValidator.validate(
-                        loaded.raw(), spec.groups(), List.of());
+        Configuration config = ConfigValidator.validate(loaded.raw(), spec.groups(), List.of());
         String described =
                 JobEntryPoint.describeEffective(
                         loaded.raw(), spec.groups(), spec.defaults(), config);

@@ -6,11 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
@@ -71,11 +74,10 @@ class LostTransactionGuardTest {
     }
 
     /** The connector's committer, giving up on every request as {@code fail} says. */
-    static Committer<KafkaCommittable> connector(
-            java.util.function.Consumer<CommitRequest<KafkaCommittable>> fail) {
+    static Committer<KafkaCommittable> connector(Consumer<CommitRequest<KafkaCommittable>> fail) {
         return new Committer<>() {
             @Override
-            public void commit(java.util.Collection<CommitRequest<KafkaCommittable>> requests) {
+            public void commit(Collection<CommitRequest<KafkaCommittable>> requests) {
                 requests.forEach(fail);
             }
 
@@ -84,9 +86,9 @@ class LostTransactionGuardTest {
         };
     }
 
-    static final java.util.function.Consumer<CommitRequest<KafkaCommittable>> FENCED =
+    static final Consumer<CommitRequest<KafkaCommittable>> FENCED =
             r -> r.signalFailedWithKnownReason(new ProducerFencedException("fenced"));
-    static final java.util.function.Consumer<CommitRequest<KafkaCommittable>> PID_MAPPING =
+    static final Consumer<CommitRequest<KafkaCommittable>> PID_MAPPING =
             r -> r.signalFailedWithUnknownReason(new InvalidPidMappingException("unknown pid"));
 
     static Optional<TransactionDescription> broker(
@@ -98,7 +100,7 @@ class LostTransactionGuardTest {
 
     LostTransactionGuard guard(
             KafkaSinkOptions.LostTransactions policy,
-            java.util.function.Consumer<CommitRequest<KafkaCommittable>> connector,
+            Consumer<CommitRequest<KafkaCommittable>> connector,
             LostTransactionGuard.Lookup lookup) {
         LostTransactionGuard.Settings settings =
                 new LostTransactionGuard.Settings(
@@ -208,7 +210,7 @@ class LostTransactionGuardTest {
                         KafkaSinkOptions.LostTransactions.FAIL,
                         FENCED,
                         id -> {
-                            throw new java.util.concurrent.TimeoutException("no broker");
+                            throw new TimeoutException("no broker");
                         });
         assertThatThrownBy(() -> guard.commit(one(request)))
                 .isInstanceOf(IOException.class)

@@ -2,6 +2,10 @@ package io.kfp.common.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -11,20 +15,18 @@ import org.junit.jupiter.api.io.TempDir;
 class RestoreAgeCheckTest {
 
     @Test
-    void resumingFromACheckpointOlderThanTheTransactionTimeoutIsAWarning(
-            @TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path chk = java.nio.file.Files.createDirectories(dir.resolve("chk-12"));
-        java.nio.file.Path metadata =
-                java.nio.file.Files.writeString(chk.resolve("_metadata"), "x");
+    void resumingFromACheckpointOlderThanTheTransactionTimeoutIsAWarning(@TempDir Path dir)
+            throws Exception {
+        Path chk = Files.createDirectories(dir.resolve("chk-12"));
+        Path metadata = Files.writeString(chk.resolve("_metadata"), "x");
         Configuration config = new Configuration();
-        config.set(io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM, chk.toString());
+        config.set(CheckpointOptions.RESTORE_FROM, chk.toString());
         config.set(KafkaSinkOptions.TRANSACTION_TIMEOUT, Duration.ofMinutes(15));
         assertThat(RestoreAgeCheck.warning(config)).as("written just now").isEmpty();
 
-        java.nio.file.Files.setLastModifiedTime(
+        Files.setLastModifiedTime(
                 metadata,
-                java.nio.file.attribute.FileTime.fromMillis(
-                        System.currentTimeMillis() - Duration.ofHours(2).toMillis()));
+                FileTime.fromMillis(System.currentTimeMillis() - Duration.ofHours(2).toMillis()));
         assertThat(RestoreAgeCheck.warning(config))
                 .hasValueSatisfying(
                         w ->
@@ -39,9 +41,7 @@ class RestoreAgeCheckTest {
         config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.AT_LEAST_ONCE);
         assertThat(RestoreAgeCheck.warning(config)).as("no transactions").isEmpty();
         config.set(KafkaSinkOptions.DELIVERY_GUARANTEE, DeliveryGuarantee.EXACTLY_ONCE);
-        config.set(
-                io.kfp.common.checkpoint.CheckpointOptions.RESTORE_FROM,
-                dir.resolve("missing").toString());
+        config.set(CheckpointOptions.RESTORE_FROM, dir.resolve("missing").toString());
         assertThat(RestoreAgeCheck.warning(config))
                 .as("Flink reports a missing path itself")
                 .isEmpty();

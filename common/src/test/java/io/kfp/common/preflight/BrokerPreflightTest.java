@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.ConfigProblem;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -164,7 +167,7 @@ class BrokerPreflightTest {
                         (props, timeout) -> {
                             throw new KafkaException(
                                     "Failed to create new KafkaAdminClient",
-                                    new org.apache.kafka.common.config.ConfigException(
+                                    new ConfigException(
                                             "No resolvable bootstrap urls given in bootstrap.servers"));
                         });
         ConfigProblem p = single(problems);
@@ -224,7 +227,7 @@ class BrokerPreflightTest {
     @Test
     void deniedDescribeConfigsSkipsOnlyThatCheckWithAWarning() {
         broker.configFailure = new ExecutionException(new ClusterAuthorizationException("denied"));
-        List<String> warnings = new java.util.ArrayList<>();
+        List<String> warnings = new ArrayList<>();
         assertThat(BrokerPreflight.check(RELAY, broker, TIMEOUT, warnings::add)).isEmpty();
         assertThat(warnings)
                 .singleElement()
@@ -250,7 +253,7 @@ class BrokerPreflightTest {
 
     @Test
     void jobChecksRunOnlyAfterTheCommonOnesPassed() {
-        List<String> seen = new java.util.ArrayList<>();
+        List<String> seen = new ArrayList<>();
         JobPreflight job =
                 (config, view) -> {
                     seen.add("ran");
@@ -326,9 +329,8 @@ class BrokerPreflightTest {
                 .contains("less than 1 min ago");
     }
 
-    private static org.apache.flink.configuration.Configuration job(String... settings) {
-        org.apache.flink.configuration.Configuration c =
-                new org.apache.flink.configuration.Configuration();
+    private static Configuration job(String... settings) {
+        Configuration c = new Configuration();
         c.setString("job.name", "relay-job");
         for (int i = 0; i < settings.length; i += 2) {
             c.setString(settings[i], settings[i + 1]);

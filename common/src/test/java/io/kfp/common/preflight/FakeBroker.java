@@ -3,8 +3,11 @@ package io.kfp.common.preflight;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.common.acl.AclOperation;
 
 /** A broker that answers from fields; a non-null failure is thrown by the matching call. */
 final class FakeBroker implements BrokerView {
@@ -24,7 +27,7 @@ final class FakeBroker implements BrokerView {
     Map<String, Long> ongoing = new HashMap<>();
 
     /** What this client may do per topic; a topic not in it: the view cannot tell. */
-    Map<String, Set<org.apache.kafka.common.acl.AclOperation>> allowed = new HashMap<>();
+    Map<String, Set<AclOperation>> allowed = new HashMap<>();
 
     Set<String> forbiddenGroups = Set.of();
     Set<String> forbiddenPrefixes = Set.of();
@@ -52,9 +55,8 @@ final class FakeBroker implements BrokerView {
     }
 
     @Override
-    public java.util.Optional<Set<org.apache.kafka.common.acl.AclOperation>> allowedOperations(
-            String topic) {
-        return java.util.Optional.ofNullable(allowed.get(topic));
+    public Optional<Set<AclOperation>> allowedOperations(String topic) {
+        return Optional.ofNullable(allowed.get(topic));
     }
 
     @Override
@@ -85,7 +87,7 @@ final class FakeBroker implements BrokerView {
 
     @Override
     public Map<String, Long> ongoingTransactions(String prefix) {
-        Map<String, Long> matching = new java.util.TreeMap<>();
+        Map<String, Long> matching = new TreeMap<>();
         ongoing.forEach(
                 (id, start) -> {
                     if (id.startsWith(prefix)) {

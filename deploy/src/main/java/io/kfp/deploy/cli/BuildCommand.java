@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         name = "build",
         mixinStandardHelpOptions = true,
         description =
-                "BuildCommand the job jars, the Flink cluster and the broker (Maven; deploy/bin/kfp runs it before this CLI exists).")
+                "Build the job jars, the Flink cluster and the broker (Maven; deploy/bin/kfp runs it before this CLI exists).")
 final class BuildCommand extends KfpCommand implements Callable<Integer> {
     @Override
     public Integer call() {

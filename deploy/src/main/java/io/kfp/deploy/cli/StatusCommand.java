@@ -5,12 +5,19 @@ import io.kfp.deploy.Processes;
 import io.kfp.deploy.Progress;
 import io.kfp.deploy.job.DeployedJob;
 import io.kfp.deploy.job.JobStatusReport;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -61,7 +68,7 @@ final class StatusCommand extends KfpCommand implements Callable<Integer> {
         List<String> jobs = job == null ? List.of() : List.of(DeployedJob.of(job).name());
         Duration every;
         try {
-            every = org.apache.flink.util.TimeUtils.parseDuration(interval);
+            every = TimeUtils.parseDuration(interval);
         } catch (IllegalArgumentException e) {
             throw new KfpException(
                     "--interval '" + interval + "' is not a duration: use e.g. '2 s'.");
@@ -80,22 +87,22 @@ final class StatusCommand extends KfpCommand implements Callable<Integer> {
         boolean terminal = Progress.onTerminal();
         // Rates over the last 10 s or so of screens: steadier than between two screens 2 s
         // apart.
-        Map<String, java.util.ArrayDeque<JobStatusReport.View>> history = new java.util.HashMap<>();
+        Map<String, ArrayDeque<JobStatusReport.View>> history = new HashMap<>();
         for (int screen = 1; screens == 0 || screen <= screens; screen++) {
-            java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
             PrintStream frame = new PrintStream(buffer, true, StandardCharsets.UTF_8);
             frame.printf(
-                    java.util.Locale.ROOT,
+                    Locale.ROOT,
                     "kfp status - %s, every %s%s%n",
-                    java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
-                    org.apache.flink.util.TimeUtils.formatWithHighestUnit(every),
+                    Instant.now().truncatedTo(ChronoUnit.SECONDS),
+                    TimeUtils.formatWithHighestUnit(every),
                     terminal ? " (Ctrl-C to stop)" : "");
             try {
                 JobStatusReport.Screen now = JobStatusReport.gatherAll(ctx(), jobs);
-                Map<String, JobStatusReport.View> earlier = new java.util.HashMap<>();
+                Map<String, JobStatusReport.View> earlier = new HashMap<>();
                 for (JobStatusReport.View v : now.views()) {
-                    java.util.ArrayDeque<JobStatusReport.View> views =
-                            history.computeIfAbsent(v.job(), k -> new java.util.ArrayDeque<>());
+                    ArrayDeque<JobStatusReport.View> views =
+                            history.computeIfAbsent(v.job(), k -> new ArrayDeque<>());
                     while (views.size() > 1
                             && v.atMs() - views.peekFirst().atMs() > RATE_WINDOW.toMillis()) {
                         views.removeFirst();

@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "stop",
         mixinStandardHelpOptions = true,
-        description = "StopCommand a job with a savepoint; prints the savepoint's path.")
+        description = "Stop a job with a savepoint; prints the savepoint's path.")
 final class StopCommand extends KfpCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB", description = "ingest, relay or sink")
     String job;

@@ -9,7 +9,7 @@ import picocli.CommandLine.Mixin;
         name = "submit",
         mixinStandardHelpOptions = true,
         description = {
-            "SubmitCommand ingest, relay or sink detached; prints the job id.",
+            "Submit ingest, relay or sink detached; prints the job id.",
             "Its options come from deploy/conf/jobs/JOB.yaml (or --config FILE); any --key value after JOB overrides them.",
             "Each job's README lists its options (ingest-job/README.md, relay-job/README.md, sink-job/README.md)."
         })

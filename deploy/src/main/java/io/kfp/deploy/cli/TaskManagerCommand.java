@@ -7,14 +7,14 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "taskmanager",
         mixinStandardHelpOptions = true,
-        description = "One TaskManagerCommand (e.g. to replace a crashed one).")
+        description = "One TaskManager (e.g. to replace a crashed one).")
 final class TaskManagerCommand extends KfpCommand {
-    @Command(name = "start", description = "Start TaskManagerCommand N (resource id tm-N).")
+    @Command(name = "start", description = "Start TaskManager N (resource id tm-N).")
     void start(@Parameters(paramLabel = "N", description = "its number") int n) {
         ctx().cluster().startTaskManager(n);
     }
 
-    @Command(name = "stop", description = "Stop TaskManagerCommand N by its PID.")
+    @Command(name = "stop", description = "Stop TaskManager N by its PID.")
     void stop(@Parameters(paramLabel = "N", description = "its number") int n) {
         ctx().cluster().stopTaskManager(n);
     }

@@ -1,5 +1,6 @@
 package io.kfp.deploy.cli;
 
+import io.kfp.common.config.JobOptions;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.job.DeployedJob;
@@ -10,7 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -96,7 +100,7 @@ final class TransactionsCommand extends KfpCommand {
         Duration minimumAge = Duration.ZERO;
         if (olderThan != null) {
             try {
-                minimumAge = org.apache.flink.util.TimeUtils.parseDuration(olderThan);
+                minimumAge = TimeUtils.parseDuration(olderThan);
             } catch (IllegalArgumentException e) {
                 throw new KfpException(
                         "--older-than '"
@@ -124,9 +128,8 @@ final class TransactionsCommand extends KfpCommand {
                                         + (minimumAge.isZero()
                                                 ? ""
                                                 : " open for at least "
-                                                        + org.apache.flink.util.TimeUtils
-                                                                .formatWithHighestUnit(
-                                                                        minimumAge)));
+                                                        + TimeUtils.formatWithHighestUnit(
+                                                                minimumAge)));
             }
         }
     }
@@ -162,7 +165,7 @@ final class TransactionsCommand extends KfpCommand {
      * transactional id prefix; none when no JobManager answers.
      */
     Map<String, String> runningPrefixes() {
-        Map<String, String> running = new java.util.TreeMap<>();
+        Map<String, String> running = new TreeMap<>();
         if (!ctx().cluster().anyJobManagerAnswers()) {
             return running;
         }
@@ -174,9 +177,8 @@ final class TransactionsCommand extends KfpCommand {
                 if (!Files.isRegularFile(file)) {
                     continue;
                 }
-                org.apache.flink.configuration.Configuration config =
-                        deployed.settings(file, ctx().environment());
-                String jobName = config.get(io.kfp.common.config.JobOptions.NAME);
+                Configuration config = deployed.settings(file, ctx().environment());
+                String jobName = config.get(JobOptions.NAME);
                 if (!FlinkRest.notEnded(jobs, jobName).isEmpty()) {
                     running.put(jobName, KafkaTransactions.idsOf(config));
                 }

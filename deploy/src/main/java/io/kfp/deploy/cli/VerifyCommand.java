@@ -3,7 +3,12 @@ package io.kfp.deploy.cli;
 import io.kfp.deploy.KfpException;
 import io.kfp.ops.verify.CopyReport;
 import io.kfp.ops.verify.RelayVerifier;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
+import org.apache.flink.util.TimeUtils;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -119,8 +124,8 @@ final class VerifyCommand extends KfpCommand implements Callable<Integer> {
                             range("--to-offsets", toOffsets, sinceMs, untilMs));
         } catch (IllegalArgumentException
                 | IllegalStateException
-                | org.apache.kafka.common.KafkaException
-                | java.io.UncheckedIOException e) {
+                | KafkaException
+                | UncheckedIOException e) {
             throw new KfpException(
                     "cannot verify "
                             + from
@@ -153,10 +158,10 @@ final class VerifyCommand extends KfpCommand implements Callable<Integer> {
     /** An ISO-8601 instant, or a duration before {@code now}. */
     static long instant(String option, String value, long now) {
         try {
-            return java.time.Instant.parse(value).toEpochMilli();
-        } catch (java.time.format.DateTimeParseException notAnInstant) {
+            return Instant.parse(value).toEpochMilli();
+        } catch (DateTimeParseException notAnInstant) {
             try {
-                return now - org.apache.flink.util.TimeUtils.parseDuration(value).toMillis();
+                return now - TimeUtils.parseDuration(value).toMillis();
             } catch (IllegalArgumentException notADuration) {
                 throw new KfpException(
                         option

@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -142,8 +143,7 @@ public final class FlinkCluster {
                     config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
             // It may hold the S3 secret.
             Files.setPosixFilePermissions(
-                    conf.resolve("config.yaml"),
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                    conf.resolve("config.yaml"), PosixFilePermissions.fromString("rw-------"));
             for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
                 Files.copy(
                         templates.resolve(file),

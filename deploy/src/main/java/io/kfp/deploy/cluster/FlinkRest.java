@@ -2,13 +2,17 @@ package io.kfp.deploy.cluster;
 
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.Processes;
+import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,6 +22,7 @@ import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.rest.messages.ConversionException;
@@ -31,7 +36,9 @@ import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedMetric;
 import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetricsHeaders;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
+import org.apache.flink.runtime.rest.util.RestClientException;
 import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.concurrent.FutureUtils;
 
 /**
  * The cluster's REST API through Flink's own client, {@link RestClusterClient}: it finds the
@@ -61,9 +68,7 @@ public final class FlinkRest implements AutoCloseable {
         config.set(RestOptions.RETRY_MAX_ATTEMPTS, 5);
         config.set(RestOptions.RETRY_DELAY, Duration.ofSeconds(1));
         String url =
-                (org.apache.flink.configuration.SecurityOptions.isRestSSLEnabled(config)
-                                ? "https://"
-                                : "http://")
+                (SecurityOptions.isRestSSLEnabled(config) ? "https://" : "http://")
                         + config.get(RestOptions.ADDRESS)
                         + ":"
                         + config.get(RestOptions.PORT);
@@ -247,7 +252,7 @@ public final class FlinkRest implements AutoCloseable {
      */
     public Map<String, Double> taskMetricSums(
             JobID job,
-            java.util.Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices,
+            Collection<JobDetailsInfo.JobVertexDetailsInfo> vertices,
             Predicate<String> which) {
         Map<String, Double> sums = new TreeMap<>();
         for (JobDetailsInfo.JobVertexDetailsInfo vertex : vertices) {
@@ -274,7 +279,7 @@ public final class FlinkRest implements AutoCloseable {
             if (ids.isEmpty()) {
                 continue;
             }
-            Map<String, String> query = new java.util.HashMap<>(path);
+            Map<String, String> query = new HashMap<>(path);
             query.put("get", String.join(",", ids));
             query.put("agg", "sum");
             for (AggregatedMetric m :
@@ -298,7 +303,7 @@ public final class FlinkRest implements AutoCloseable {
 
     /** Fills in Flink's typed REST parameters by their keys (jobid, vertexid, get, agg). */
     private static <P extends MessageParameters> P resolve(P params, Map<String, String> values) {
-        List<MessageParameter<?>> all = new java.util.ArrayList<>(params.getPathParameters());
+        List<MessageParameter<?>> all = new ArrayList<>(params.getPathParameters());
         all.addAll(params.getQueryParameters());
         for (MessageParameter<?> parameter : all) {
             String value = values.get(parameter.getKey());
@@ -320,8 +325,7 @@ public final class FlinkRest implements AutoCloseable {
         return params;
     }
 
-    private <T> T call(
-            java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
+    private <T> T call(CompletableFuture<T> future, Duration timeout, String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -357,11 +361,8 @@ public final class FlinkRest implements AutoCloseable {
     }
 
     private static boolean isConnectionProblem(Throwable t) {
-        return ExceptionUtils.findThrowable(t, java.net.ConnectException.class).isPresent()
-                || ExceptionUtils.findThrowable(
-                                t,
-                                org.apache.flink.util.concurrent.FutureUtils.RetryException.class)
-                        .isPresent();
+        return ExceptionUtils.findThrowable(t, ConnectException.class).isPresent()
+                || ExceptionUtils.findThrowable(t, FutureUtils.RetryException.class).isPresent();
     }
 
     /**
@@ -370,8 +371,7 @@ public final class FlinkRest implements AutoCloseable {
      */
     public static String firstLine(Throwable t) {
         Throwable root =
-                ExceptionUtils.findThrowable(
-                                t, org.apache.flink.runtime.rest.util.RestClientException.class)
+                ExceptionUtils.findThrowable(t, RestClientException.class)
                         .map(Throwable.class::cast)
                         .orElse(t);
         String message = root.getMessage() == null ? root.toString() : root.getMessage();

@@ -26,6 +26,7 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -143,7 +144,7 @@ public final class JobStatusReport {
                                                         .UnknownTopicOrPartitionException
                                         ? " (kfp topics create makes the jobs' topics)"
                                         : "");
-            } catch (org.apache.kafka.common.KafkaException e) {
+            } catch (KafkaException e) {
                 problem = "Kafka: " + FlinkRest.firstLine(e);
             }
         }

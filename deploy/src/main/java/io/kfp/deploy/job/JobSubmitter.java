@@ -9,6 +9,7 @@ import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.cluster.SubmittedJobId;
 import io.kfp.deploy.kafka.AclGrant;
 import io.kfp.deploy.kafka.KafkaSecurity;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
@@ -318,8 +320,7 @@ public final class JobSubmitter {
      * returns that output; on a non-zero exit prints it to stderr and fails with {@code failure} of
      * it.
      */
-    private String runCaptured(
-            List<String> command, String prefix, java.util.function.UnaryOperator<String> failure)
+    private String runCaptured(List<String> command, String prefix, UnaryOperator<String> failure)
             throws IOException {
         Path output = Files.createTempFile(tmpDir(), prefix + "-", ".out");
         try {
@@ -366,7 +367,7 @@ public final class JobSubmitter {
                         .directory(settings.repo().toFile())
                         .redirectErrorStream(true)
                         .redirectOutput(output.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Map<String, String> env = builder.environment();
         env.clear();
         env.putAll(environment);

@@ -2,6 +2,7 @@ package io.kfp.deploy.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.tools.AclCommand;
 
 /**
  * Runs {@code kafka-acls.sh} lines with Kafka's own AclCommand, all in one JVM (one JVM each would
@@ -19,7 +20,7 @@ public final class AclGrant {
 
     public static void main(String[] args) {
         for (String line : List.of(args).subList(1, args.length)) {
-            org.apache.kafka.tools.AclCommand.main(arguments(line, args[0]).toArray(String[]::new));
+            AclCommand.main(arguments(line, args[0]).toArray(String[]::new));
         }
     }
 

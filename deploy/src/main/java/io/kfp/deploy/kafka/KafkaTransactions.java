@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
@@ -194,7 +195,7 @@ public final class KafkaTransactions {
      * What every transactional id of a job with {@code config} starts with: the connector names
      * them PREFIX-SUBTASK-N, and the dash keeps another job's longer prefix out.
      */
-    public static String idsOf(org.apache.flink.configuration.Configuration config) {
+    public static String idsOf(Configuration config) {
         return KafkaSinkOptions.transactionalIdPrefix(config) + "-";
     }
 

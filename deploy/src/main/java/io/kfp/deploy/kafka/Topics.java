@@ -4,8 +4,10 @@ import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -13,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -36,11 +40,11 @@ public final class Topics {
      * broker): calls give up after 30 s.
      */
     public static Admin admin(KfpSettings settings) {
-        return admin(settings, java.time.Duration.ofSeconds(30));
+        return admin(settings, Duration.ofSeconds(30));
     }
 
     /** The same client, its calls giving up after {@code timeout}. */
-    public static Admin admin(KfpSettings settings, java.time.Duration timeout) {
+    public static Admin admin(KfpSettings settings, Duration timeout) {
         Properties props = settings.kafkaClient();
         props.setProperty(
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
@@ -55,7 +59,7 @@ public final class Topics {
      * The answer to an Admin call, or a KfpException that says what kfp asked Kafka to do and why
      * it did not.
      */
-    public static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+    public static <T> T await(KafkaFuture<T> future, String what) {
         try {
             return future.get(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -101,9 +105,8 @@ public final class Topics {
                         // acks=all then means two copies: one broker may die without losing a
                         // write.
                         newTopic.configs(
-                                java.util.Map.of(
-                                        org.apache.kafka.common.config.TopicConfig
-                                                .MIN_IN_SYNC_REPLICAS_CONFIG,
+                                Map.of(
+                                        TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
                                         String.valueOf(replicationFactor - 1)));
                     }
                     admin.createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
@@ -145,7 +148,7 @@ public final class Topics {
                                     + " have no leader after 30 s; see the broker's log (kfp logs kafka).",
                             KfpException.FAILED);
                 }
-                Processes.sleep(java.time.Duration.ofMillis(100));
+                Processes.sleep(Duration.ofMillis(100));
             }
         } catch (java.util.concurrent.TimeoutException e) {
             throw new KfpException(

@@ -5,13 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.deploy.kafka.KafkaTransactions;
 import io.kfp.deploy.lab.drill.LabDrill;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -268,8 +271,8 @@ class KfpCommandLineTest {
                         HOME.resolve("conf/jobs/" + job + ".yaml"),
                         home.resolve("conf/jobs/" + job + ".yaml"));
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return kfp(home.toAbsolutePath(), Map.of(), args);
     }
@@ -302,8 +305,7 @@ class KfpCommandLineTest {
 
     @Test
     void anUnknownFaultListsTheMatrix() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> LabDrill.parse("kill-leader-broker,kill-everything"))
+        Assertions.assertThatThrownBy(() -> LabDrill.parse("kill-leader-broker,kill-everything"))
                 .hasMessageStartingWith(
                         "unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
         assertThat(LabDrill.parse("matrix")).isEqualTo(LabDrill.MATRIX);

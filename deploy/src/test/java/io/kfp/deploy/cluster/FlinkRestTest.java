@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.deploy.KfpException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.client.JobStatusMessage;
 import org.junit.jupiter.api.Test;
 
@@ -82,15 +86,13 @@ class FlinkRestTest {
 
     @Test
     void aClusterThatIsDownIsReportedInSecondsWithWhatToCheck() throws Exception {
-        org.apache.flink.configuration.Configuration config =
-                new org.apache.flink.configuration.Configuration();
-        config.set(org.apache.flink.configuration.RestOptions.ADDRESS, "127.0.0.1");
+        Configuration config = new Configuration();
+        config.set(RestOptions.ADDRESS, "127.0.0.1");
         int port;
-        try (java.net.ServerSocket s =
-                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        config.set(org.apache.flink.configuration.RestOptions.PORT, port);
+        config.set(RestOptions.PORT, port);
         try (FlinkRest rest = FlinkRest.connect(config)) {
             assertThat(rest.taskManagers()).isZero();
             assertThatThrownBy(rest::jobs)

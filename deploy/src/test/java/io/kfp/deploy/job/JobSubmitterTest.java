@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.deploy.KfpSettings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What kfp hands the job's main, decided without a cluster. */
 class JobSubmitterTest {
@@ -77,9 +79,9 @@ class JobSubmitterTest {
 
     @Test
     void onTheSecureBrokerEachJobLogsInAsItsOwnUserWithoutAPasswordOnTheCommandLine(
-            @org.junit.jupiter.api.io.TempDir Path run) throws Exception {
-        java.nio.file.Files.createDirectories(run.resolve("kafka-security"));
-        java.nio.file.Files.writeString(
+            @TempDir Path run) throws Exception {
+        Files.createDirectories(run.resolve("kafka-security"));
+        Files.writeString(
                 run.resolve("kafka-security/admin.properties"), "security.protocol=SASL_SSL\n");
         List<String> args =
                 plan(Map.of("KFP_RUN_DIR", run.toString()), "relay", "--job.parallelism", "1")

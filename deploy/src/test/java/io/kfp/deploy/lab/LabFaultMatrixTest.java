@@ -14,6 +14,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +42,7 @@ class LabFaultMatrixTest {
                 Path.of("src", "test", "resources", "labt.yaml").toAbsolutePath().toString());
         ENV.put("KFP_RUN_DIR", RUN.toString());
         kfp(Duration.ofMinutes(3), "lab", "down"); // what an aborted run may have left
-        org.apache.flink.util.FileUtils.deleteDirectory(RUN.toFile());
+        FileUtils.deleteDirectory(RUN.toFile());
         kfp(Duration.ofMinutes(1), "lab", "up");
         // PLAINTEXT brokers: the same matrix on --secure brokers (SASL_SSL, replication over TLS)
         // passed
@@ -59,9 +62,8 @@ class LabFaultMatrixTest {
     @Test
     void theRestApiAnswersOnlyClientsWithTheClustersCertificate() throws Exception {
         String status = kfp(Duration.ofMinutes(2), "status").output();
-        java.util.regex.Matcher leader =
-                java.util.regex.Pattern.compile("leading JobManager: (https://[0-9.]+:[0-9]+)")
-                        .matcher(status);
+        Matcher leader =
+                Pattern.compile("leading JobManager: (https://[0-9.]+:[0-9]+)").matcher(status);
         assertThat(leader.find())
                 .as("kfp status names the leading JobManager over https:\n" + status)
                 .isTrue();

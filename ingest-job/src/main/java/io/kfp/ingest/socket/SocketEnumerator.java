@@ -1,5 +1,6 @@
 package io.kfp.ingest.socket;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -107,8 +108,7 @@ final class SocketEnumerator implements SplitEnumerator<SocketSplit, Set<SocketS
                 throw new IOException("unknown socket enumerator state version " + version);
             }
             Set<SocketSplit> splits = new TreeSet<>(BY_INDEX);
-            try (DataInputStream in =
-                    new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 int count = in.readInt();
                 for (int i = 0; i < count; i++) {
                     splits.add(SocketSplit.Serializer.read(1, in));

@@ -1,5 +1,6 @@
 package io.kfp.ingest.socket;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -41,8 +42,7 @@ public record SocketSplit(int index, Endpoint endpoint) implements SourceSplit {
 
         @Override
         public SocketSplit deserialize(int version, byte[] serialized) throws IOException {
-            try (DataInputStream in =
-                    new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 return read(version, in);
             }
         }

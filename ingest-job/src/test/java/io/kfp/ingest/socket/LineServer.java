@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -74,7 +75,7 @@ final class LineServer implements AutoCloseable {
     }
 
     static Script send(String text) {
-        return out -> out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return out -> out.write(text.getBytes(StandardCharsets.UTF_8));
     }
 
     static Script sendBytes(byte[] bytes) {

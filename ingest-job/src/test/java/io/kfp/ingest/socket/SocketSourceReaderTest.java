@@ -3,12 +3,19 @@ package io.kfp.ingest.socket;
 import static io.kfp.ingest.socket.LineServer.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -34,10 +41,8 @@ class SocketSourceReaderTest {
         try (LineServer server = new LineServer()) {
             // The first connection stays open until its reader is gone, so that reader cannot
             // reconnect and take the second connection's line.
-            java.util.concurrent.CountDownLatch firstReaderClosed =
-                    new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch secondReaderClosed =
-                    new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch firstReaderClosed = new CountDownLatch(1);
+            CountDownLatch secondReaderClosed = new CountDownLatch(1);
             server.then(
                             out -> {
                                 send("one\ntwo\n").run(out);
@@ -95,16 +100,15 @@ class SocketSourceReaderTest {
     @Test
     void aReaderNobodyPollsStopsReadingSoTcpPushesBackOnTheSender() throws Exception {
         long total = 512L * 1024 * 1024; // far more than any socket buffer and queue hold
-        java.util.concurrent.atomic.AtomicLong written =
-                new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        AtomicLong written = new AtomicLong();
+        CountDownLatch stop = new CountDownLatch(1);
         try (LineServer server = new LineServer()) {
             server.then(
                     out -> {
                         byte[] chunk =
                                 ("x".repeat(99) + "\n")
                                         .repeat(640)
-                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                                        .getBytes(StandardCharsets.UTF_8);
                         while (written.get() < total && stop.getCount() > 0) {
                             out.write(chunk); // blocks once the reader stops reading
                             written.addAndGet(chunk.length);
@@ -153,11 +157,11 @@ class SocketSourceReaderTest {
                         10,
                         SocketSourceSettings.OversizedPolicy.SKIP,
                         false,
-                        java.time.Duration.ofSeconds(1),
+                        Duration.ofSeconds(1),
                         0,
-                        java.time.Duration.ofMillis(1),
-                        java.time.Duration.ofMillis(1),
-                        java.time.Duration.ZERO,
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(1),
+                        Duration.ZERO,
                         true);
         EnumeratorContext context = new EnumeratorContext(2);
         context.registered.addAll(List.of(0, 1));
@@ -207,7 +211,7 @@ class SocketSourceReaderTest {
         @Override
         public void collect(byte[] record, long timestamp) {
             assertThat(timestamp).isPositive();
-            lines.add(new String(record, java.nio.charset.StandardCharsets.UTF_8));
+            lines.add(new String(record, StandardCharsets.UTF_8));
         }
 
         @Override
@@ -265,7 +269,7 @@ class SocketSourceReaderTest {
         final int parallelism;
         final Map<Integer, List<SocketSplit>> assigned = new HashMap<>();
         final List<Integer> noMoreSplits = new ArrayList<>();
-        final java.util.Set<Integer> registered = new java.util.HashSet<>();
+        final Set<Integer> registered = new HashSet<>();
 
         EnumeratorContext(int parallelism) {
             this.parallelism = parallelism;
@@ -307,14 +311,12 @@ class SocketSourceReaderTest {
         }
 
         @Override
-        public <T> void callAsync(
-                java.util.concurrent.Callable<T> callable,
-                java.util.function.BiConsumer<T, Throwable> handler) {}
+        public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler) {}
 
         @Override
         public <T> void callAsync(
-                java.util.concurrent.Callable<T> callable,
-                java.util.function.BiConsumer<T, Throwable> handler,
+                Callable<T> callable,
+                BiConsumer<T, Throwable> handler,
                 long initialDelay,
                 long period) {}
 

@@ -5,12 +5,17 @@ import static io.kfp.ingest.socket.LineServer.sendBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
@@ -224,7 +229,7 @@ class SocketSplitReaderTest {
     void byDefaultEveryLineKeepsItsBytesAsTheyAreEvenWhenNotUtf8() throws Exception {
         // Every byte value but the delimiter, then invalid UTF-8 (a lone continuation, a truncated
         // sequence, an overlong '/', a surrogate), then CRLF: the record bytes are the line bytes.
-        java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
         List<byte[]> expected = new ArrayList<>();
         byte[] everyByte = new byte[255];
         for (int b = 0, i = 0; b < 256; b++) {
@@ -284,7 +289,7 @@ class SocketSplitReaderTest {
     @Test
     void aUtf8ByteOrderMarkAtTheStartOfAConnectionIsDroppedAnywhereElseKept() throws Exception {
         byte[] bom = {(byte) 0xef, (byte) 0xbb, (byte) 0xbf};
-        java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
         sent.write(bom);
         sent.write("key:first\n".getBytes(StandardCharsets.UTF_8));
         sent.write(bom);
@@ -349,7 +354,7 @@ class SocketSplitReaderTest {
 
     @Test
     void aPeerSendingUtf16IsRefusedWithAMessageSayingHowToSendUtf8() throws Exception {
-        byte[] utf16 = "\ufeffhello\n".getBytes(java.nio.charset.Charset.forName("UTF-16LE"));
+        byte[] utf16 = "\ufeffhello\n".getBytes(Charset.forName("UTF-16LE"));
         LineServer bounded = server().then(sendBytes(utf16));
         assertThatThrownBy(
                         () ->
@@ -374,7 +379,7 @@ class SocketSplitReaderTest {
 
         // Unbounded: each connection refused is a failed attempt; after ingest.max-retries the job
         // fails.
-        byte[] utf16be = "\ufeffhi\n".getBytes(java.nio.charset.Charset.forName("UTF-16BE"));
+        byte[] utf16be = "\ufeffhi\n".getBytes(Charset.forName("UTF-16BE"));
         LineServer endless = server().then(sendBytes(utf16be)).then(sendBytes(utf16be));
         SocketSplitReader reader =
                 reader(
@@ -469,15 +474,15 @@ class SocketSplitReaderTest {
     void aPeerThatGoesSilentWithoutClosingIsLeftAfterTheIdleTimeout() throws Exception {
         // A server that never closes: the first connection hangs after half a line, the second
         // sends one line.
-        ServerSocket server = new ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress());
+        ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
         toClose.add(server);
-        List<java.net.Socket> open = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Socket> open = new CopyOnWriteArrayList<>();
         Thread acceptor =
                 new Thread(
                         () -> {
                             try {
                                 for (String text : new String[] {"a\nhal", "b\n"}) {
-                                    java.net.Socket peer = server.accept();
+                                    Socket peer = server.accept();
                                     open.add(peer);
                                     peer.getOutputStream()
                                             .write(text.getBytes(StandardCharsets.UTF_8));
@@ -492,7 +497,7 @@ class SocketSplitReaderTest {
         acceptor.start();
         toClose.add(
                 () -> {
-                    for (java.net.Socket peer : open) {
+                    for (Socket peer : open) {
                         peer.close();
                     }
                 });
@@ -514,10 +519,8 @@ class SocketSplitReaderTest {
 
     @Test
     void everyConnectionProbesItsPeerWithTcpKeepalive() throws Exception {
-        try (ServerSocket server =
-                        new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                java.net.Socket socket =
-                        new java.net.Socket(server.getInetAddress(), server.getLocalPort())) {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket socket = new Socket(server.getInetAddress(), server.getLocalPort())) {
             SocketSplitReader.keepAlive(socket);
             assertThat(socket.getKeepAlive()).isTrue();
             assertThat(socket.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE)).isEqualTo(30);

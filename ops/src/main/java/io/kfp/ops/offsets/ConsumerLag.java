@@ -7,14 +7,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -66,7 +70,7 @@ public final class ConsumerLag {
     public static List<Partition> of(
             Admin admin, Properties client, String group, List<String> topics) {
         List<TopicPartition> partitions = new ArrayList<>();
-        Map<String, org.apache.kafka.clients.admin.TopicDescription> described =
+        Map<String, TopicDescription> described =
                 await(
                         admin.describeTopics(topics).allTopicNames(),
                         "describe the topics " + topics);
@@ -193,16 +197,16 @@ public final class ConsumerLag {
         }
     }
 
-    private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+    private static <T> T await(KafkaFuture<T> future, String what) {
         try {
             return future.get(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaCallException("interrupted while waiting to " + what, e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new KafkaCallException("Kafka refused to " + what + ": " + cause, cause);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new KafkaCallException(
                     "Kafka did not answer within 60 s when asked to " + what, e);
         }

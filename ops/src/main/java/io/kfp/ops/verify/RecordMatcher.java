@@ -15,6 +15,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
@@ -229,8 +230,7 @@ final class RecordMatcher implements AutoCloseable {
      * The group of entries from {@code from} on that share {@code key}, in a list sorted by it with
      * inputs first: {first output, end}, both as indexes.
      */
-    private static int[] group(
-            List<Entry> entries, int from, java.util.function.ToLongFunction<Entry> key) {
+    private static int[] group(List<Entry> entries, int from, ToLongFunction<Entry> key) {
         long value = key.applyAsLong(entries.get(from));
         int firstOutput = from;
         int to = from;

@@ -5,13 +5,18 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
@@ -85,9 +90,7 @@ public final class RelayVerifier {
         public static Range parseOffsets(String spec) {
             Map<Integer, long[]> offsets = new TreeMap<>();
             for (String part : spec.split(",")) {
-                java.util.regex.Matcher m =
-                        java.util.regex.Pattern.compile("\\s*(\\d+):(\\d+)(?:-(\\d+))?\\s*")
-                                .matcher(part);
+                Matcher m = Pattern.compile("\\s*(\\d+):(\\d+)(?:-(\\d+))?\\s*").matcher(part);
                 if (!m.matches()) {
                     throw new IllegalArgumentException(
                             "'"
@@ -141,7 +144,7 @@ public final class RelayVerifier {
         }
         List<TopicPartition> partitions = new ArrayList<>();
         infos.forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
-        partitions.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
+        partitions.sort(Comparator.comparingInt(TopicPartition::partition));
         if (range.offsets() != null) {
             for (int p : range.offsets().keySet()) {
                 if (partitions.stream().noneMatch(tp -> tp.partition() == p)) {
@@ -263,7 +266,7 @@ public final class RelayVerifier {
                                     records[0]++;
                                 }
                             });
-        } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException e) {
+        } catch (OffsetOutOfRangeException e) {
             throw new IllegalStateException(
                     "records of "
                             + topic
@@ -286,7 +289,7 @@ public final class RelayVerifier {
         }
         if (progress != null) {
             progress.printf(
-                    java.util.Locale.ROOT,
+                    Locale.ROOT,
                     "read %d records of %s (%d partitions) in %.1f s%n",
                     records[0],
                     topic,

@@ -3,11 +3,16 @@ package io.kfp.ops.verify;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.ops.verify.CopyReport.Kind;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -165,20 +170,17 @@ class RecordMatcherTest {
         matcher.close();
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void offsetRangesAreParsedAndBadOnesNamed() {
         RelayVerifier.Range range = RelayVerifier.Range.parseOffsets("0:1200-5000, 1:1180");
         assertThat(range.offsets()).containsOnlyKeys(0, 1);
         assertThat(range.offsets().get(0)).containsExactly(1200, 5000);
         assertThat(range.offsets().get(1)).containsExactly(1180, -1);
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> RelayVerifier.Range.parseOffsets("0:12-5"))
+        Assertions.assertThatThrownBy(() -> RelayVerifier.Range.parseOffsets("0:12-5"))
                 .hasMessage("'0:12-5' ends before it starts");
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> RelayVerifier.Range.parseOffsets("0=12"))
+        Assertions.assertThatThrownBy(() -> RelayVerifier.Range.parseOffsets("0=12"))
                 .hasMessage("'0=12' is not PARTITION:START[-END], e.g. 0:1200-5000 or 1:1180");
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> RelayVerifier.Range.parseOffsets("1:0,1:4"))
+        Assertions.assertThatThrownBy(() -> RelayVerifier.Range.parseOffsets("1:0,1:4"))
                 .hasMessage("partition 1 is listed twice");
     }
 
@@ -190,7 +192,7 @@ class RecordMatcherTest {
         return bytes("seq-" + i);
     }
 
-    private static org.apache.kafka.common.header.Headers headers(int i) {
+    private static Headers headers(int i) {
         return i % 3 == 0
                 ? new RecordHeaders()
                 : new RecordHeaders().add("n", bytes(String.valueOf(i)));
@@ -203,8 +205,8 @@ class RecordMatcherTest {
     static {
         try {
             Files.createDirectories(WORK);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }
