@@ -8,7 +8,9 @@ import io.kfp.deploy.cluster.S3Store;
 import io.kfp.deploy.cluster.ZooKeeperServer;
 import io.kfp.deploy.kafka.KafkaBroker;
 import io.kfp.deploy.lab.Lab;
+import io.kfp.deploy.lab.drill.Fault;
 import io.kfp.deploy.lab.drill.LabDrill;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,11 +126,17 @@ final class LabCommand extends KfpCommand {
                             defaultValue = "1000",
                             description = "records per second (default ${DEFAULT-VALUE})")
                     int rate,
+            @Option(
+                            names = "--report",
+                            paramLabel = "FILE",
+                            description =
+                                    "the Markdown report to write (default KFP_RUN_DIR/lab/drill-report.md)")
+                    String report,
             @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS)
                     List<String> relayOptions)
             throws Exception {
-        return new LabDrill(ctx(), orEmpty(relayOptions))
-                        .run(LabDrill.parse(faults), records, rate)
+        return new LabDrill(ctx(), orEmpty(relayOptions), reportFile(report, "drill-report.md"))
+                        .run(Fault.parse(faults), records, rate)
                         .clean()
                 ? 0
                 : KfpException.FAILED;
@@ -167,6 +175,12 @@ final class LabCommand extends KfpCommand {
                             description =
                                     "the relay runs this long before the first fault, so the lab's fresh JVMs are done compiling (default ${DEFAULT-VALUE}; 0 s for none)")
                     String warmUp,
+            @Option(
+                            names = "--report",
+                            paramLabel = "FILE",
+                            description =
+                                    "the Markdown report to write (default KFP_RUN_DIR/lab/soak-report.md)")
+                    String report,
             @Parameters(paramLabel = "RELAY-OPTION", arity = "0..*", description = RELAY_OPTIONS)
                     List<String> relayOptions)
             throws Exception {
@@ -179,11 +193,23 @@ final class LabCommand extends KfpCommand {
                             + warmUp
                             + " is not a duration: write a number with a unit, e.g. 90 s or 2 min.");
         }
-        List<LabDrill.Fault> faults = LabDrill.random(count, seed);
-        ctx().out().println("soak: " + faults.stream().map(LabDrill.Fault::label).toList());
-        return new LabDrill(ctx(), orEmpty(relayOptions)).run(faults, records, rate, wait).clean()
+        List<Fault> faults = Fault.random(count, seed);
+        ctx().out().println("soak: " + faults.stream().map(Fault::label).toList());
+        return new LabDrill(ctx(), orEmpty(relayOptions), reportFile(report, "soak-report.md"))
+                        .run(faults, records, rate, wait)
+                        .clean()
                 ? 0
                 : KfpException.FAILED;
+    }
+
+    /**
+     * {@code --report FILE} relative to the caller's directory, else {@code name} in
+     * KFP_RUN_DIR/lab.
+     */
+    private Path reportFile(String given, String name) {
+        return given == null
+                ? ctx().settings().run().resolve("lab").resolve(name)
+                : Path.of(ctx().settings().absolute(given));
     }
 
     private static final String RELAY_OPTIONS =

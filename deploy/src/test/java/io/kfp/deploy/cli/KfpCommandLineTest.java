@@ -3,7 +3,7 @@ package io.kfp.deploy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.deploy.kafka.KafkaTransactions;
-import io.kfp.deploy.lab.drill.LabDrill;
+import io.kfp.deploy.lab.drill.Fault;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -305,10 +305,11 @@ class KfpCommandLineTest {
 
     @Test
     void anUnknownFaultListsTheMatrix() {
-        Assertions.assertThatThrownBy(() -> LabDrill.parse("kill-leader-broker,kill-everything"))
+        Assertions.assertThatThrownBy(
+                        () -> Fault.parse("kill-leader-broker,kill-everything"))
                 .hasMessageStartingWith(
                         "unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
-        assertThat(LabDrill.parse("matrix")).isEqualTo(LabDrill.MATRIX);
-        assertThat(LabDrill.random(12, 1)).hasSize(12).isEqualTo(LabDrill.random(12, 1));
+        assertThat(Fault.parse("matrix")).isEqualTo(Fault.MATRIX);
+        assertThat(Fault.random(12, 1)).hasSize(12).isEqualTo(Fault.random(12, 1));
     }
 }

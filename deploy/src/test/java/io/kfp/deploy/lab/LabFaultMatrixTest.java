@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kfp.deploy.Commands;
 import io.kfp.deploy.RestProbe;
-import io.kfp.deploy.lab.drill.LabDrill;
+import io.kfp.deploy.lab.drill.Fault;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -199,7 +199,7 @@ class LabFaultMatrixTest {
                         .toList();
         assertThat(faults)
                 .as("every fault of the matrix injected and recovered from")
-                .containsExactlyElementsOf(LabDrill.labels());
+                .containsExactlyElementsOf(Fault.labels());
         assertThat(drill.exit()).as("the drill's exit code").isZero();
     }
 
