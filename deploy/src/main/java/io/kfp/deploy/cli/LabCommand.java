@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -52,10 +54,8 @@ final class LabCommand extends KfpCommand {
         }
         all.stream()
                 .collect(
-                        java.util.stream.Collectors.groupingBy(
-                                t -> stopOrder(t.name()),
-                                java.util.TreeMap::new,
-                                java.util.stream.Collectors.toList()))
+                        Collectors.groupingBy(
+                                t -> stopOrder(t.name()), TreeMap::new, Collectors.toList()))
                 // Everything goes: no broker needs to hand over leadership, so 10 s of grace is
                 // plenty.
                 .values()

@@ -305,8 +305,7 @@ class KfpCommandLineTest {
 
     @Test
     void anUnknownFaultListsTheMatrix() {
-        Assertions.assertThatThrownBy(
-                        () -> Fault.parse("kill-leader-broker,kill-everything"))
+        Assertions.assertThatThrownBy(() -> Fault.parse("kill-leader-broker,kill-everything"))
                 .hasMessageStartingWith(
                         "unknown fault 'kill-everything': use matrix or some of kill-leader-broker, kill-coordinator,");
         assertThat(Fault.parse("matrix")).isEqualTo(Fault.MATRIX);
