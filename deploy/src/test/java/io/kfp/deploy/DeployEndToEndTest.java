@@ -65,10 +65,7 @@ public class DeployEndToEndTest {
     static final int LINES = 1_000;
     static final int RECORDS = 200_000;
 
-    /**
-     * One kill here (three until session 7, two until session 8, for the build's 20 minutes): the
-     * lab's fault matrix kills a TaskManager too.
-     */
+    /** One kill here, to keep the build short: the lab's fault matrix kills a TaskManager too. */
     static final int KILLS = 1;
 
     static final String SECRET = "e2e-key-s3cret-41f7";
