@@ -52,38 +52,21 @@ public final class IngestOptions implements OptionGroup {
                     .stringType()
                     .defaultValue("UTF-8")
                     .withDescription(
-                            "Charset of the incoming bytes; ASCII-compatible, as lines are cut on"
-                                    + " bytes. A line valid in it is written as UTF-8: with UTF-8 its"
-                                    + " bytes as they are, with another charset re-encoded. With UTF-8"
-                                    + " a byte order mark (EF BB BF) at the start of a connection is"
-                                    + " dropped (it marks the encoding, it is not text; anywhere else"
-                                    + " it is kept). A peer that starts with a UTF-16 or UTF-32 byte"
-                                    + " order mark (FF FE, FE FF) is refused: its connection is closed"
-                                    + " with a message saying how to send UTF-8, counted in"
-                                    + " refusedConnections and retried as a failed connection.");
+                            "Charset of the incoming bytes, ASCII-compatible (lines are cut on bytes); lines are written as UTF-8. A UTF-16 or UTF-32 peer is refused with a message saying how to send UTF-8.");
 
     public static final ConfigOption<SocketSourceSettings.MalformedPolicy> MALFORMED =
             key("ingest.malformed")
                     .enumType(SocketSourceSettings.MalformedPolicy.class)
                     .defaultValue(SocketSourceSettings.MalformedPolicy.KEEP)
                     .withDescription(
-                            "A line not valid in the charset: keep its bytes as they are (as"
-                                    + " Kafka's console producer does; the sink prints the bad bytes"
-                                    + " as \\xNN), replace the bad bytes with U+FFFD, or reject"
-                                    + " (drop) the line. Either way counted in malformedLines and"
-                                    + " logged.");
+                            "A line not valid in the charset: keep its bytes as they are, replace the bad bytes with U+FFFD, or reject (drop) the line; counted in malformedLines either way.");
 
     public static final ConfigOption<MemorySize> MAX_LINE_LENGTH =
             key("ingest.max-line-length")
                     .memoryType()
                     .defaultValue(MemorySize.parse("1000 kb"))
                     .withDescription(
-                            "Longest line accepted. Memory per endpoint stays bounded by it whatever"
-                                    + " the peer sends (a peer that never sends a delimiter cannot"
-                                    + " exhaust the TaskManager). At most the producer's"
-                                    + " max.request.size (1 MiB unless kafka.properties.max.request.size"
-                                    + " says otherwise) less 128 bytes, or the longest lines could"
-                                    + " never be written.");
+                            "Longest line accepted, which bounds memory per endpoint. At most the producer's max.request.size less 128 bytes.");
 
     public static final ConfigOption<SocketSourceSettings.OversizedPolicy> OVERSIZED_LINES =
             key("ingest.oversized-lines")
@@ -108,9 +91,7 @@ public final class IngestOptions implements OptionGroup {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Unset: records have no key. Set (e.g. ':'): the bytes before its first"
-                                    + " occurrence (found as UTF-8 in the record's bytes) are the key and"
-                                    + " the rest the value; lines without it get no key.");
+                            "Unset: records have no key. Set (e.g. ':'): the bytes before its first occurrence are the key, the rest the value; lines without it get no key.");
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT =
             key("ingest.connect-timeout")
@@ -123,10 +104,7 @@ public final class IngestOptions implements OptionGroup {
                     .intType()
                     .defaultValue(10)
                     .withDescription(
-                            "Reconnect attempts after a failed or lost connection before the job"
-                                    + " fails naming host:port and the last error: 0 gives up at"
-                                    + " once, -1 retries forever (socketTextStream's maxRetry). The"
-                                    + " count restarts after each successful connection.");
+                            "Reconnect attempts after a failed or lost connection before the job fails, naming host:port: 0 gives up at once, -1 retries forever. The count restarts after each successful connection.");
 
     public static final ConfigOption<Duration> RETRY_BACKOFF =
             key("ingest.retry-backoff")
@@ -146,12 +124,7 @@ public final class IngestOptions implements OptionGroup {
                     .durationType()
                     .defaultValue(Duration.ZERO)
                     .withDescription(
-                            "Reconnect when an endpoint has sent nothing for this long: a peer that"
-                                    + " hangs without closing the connection. 0: never, for sources"
-                                    + " that may be quiet for long. Either way a peer whose host"
-                                    + " vanished is noticed by TCP keepalive within about a minute"
-                                    + " (30 s idle, then 3 probes 10 s apart), and its unfinished"
-                                    + " line is dropped and counted (unfinishedLinesDropped).");
+                            "Reconnect when an endpoint has sent nothing for this long (a peer that hangs without closing). 0: never, for inputs that may be quiet for long.");
 
     public static final ConfigOption<Boolean> BOUNDED =
             key("ingest.bounded")

@@ -50,11 +50,7 @@ public final class RelayOptions implements OptionGroup {
                     .enumType(OversizedRecords.class)
                     .defaultValue(OversizedRecords.FAIL)
                     .withDescription(
-                            "An input record larger than the producer's max.request.size can never be"
-                                    + " written: left to the producer it fails the job at every"
-                                    + " restart until FAILED. fail: end the job at once, naming the"
-                                    + " record's topic, partition, offset and size; skip: leave it"
-                                    + " out, count it (oversizedRecordsSkipped) and log it.");
+                            "An input record larger than the producer's max.request.size, which could never be written. fail: end the job naming its topic, partition, offset and size; skip: leave it out, count it (oversizedRecordsSkipped) and log it.");
 
     public static final ConfigOption<Boolean> SAME_PARTITION =
             key("relay.same-partition")

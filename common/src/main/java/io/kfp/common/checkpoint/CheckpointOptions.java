@@ -90,10 +90,7 @@ public final class CheckpointOptions implements OptionGroup {
                     .defaultValue(2)
                     .withFallbackKeys("execution.checkpointing.num-retained")
                     .withDescription(
-                            "How many completed checkpoints are kept (Flink keeps 1). Two, so"
-                                    + " that when the newest one's transactions turn out lost"
-                                    + " (sink.lost-transactions) the one before it is there to"
-                                    + " resume from and write those records again.");
+                            "How many completed checkpoints are kept (Flink keeps 1): two, so the one before the newest is there when the newest one's transactions turn out lost.");
 
     public static final ConfigOption<String> DIRECTORY =
             key("checkpoint.dir")
@@ -101,12 +98,7 @@ public final class CheckpointOptions implements OptionGroup {
                     .defaultValue("kfp-state/checkpoints")
                     .withFallbackKeys("execution.checkpointing.dir")
                     .withDescription(
-                            "Where checkpoints are written: a URI such as file:///data/ckpt,"
-                                    + " hdfs://namenode:8020/flink/ckpt or s3://bucket/ckpt, or"
-                                    + " a local path (relative paths are resolved against the"
-                                    + " directory the job is started from). Every JobManager"
-                                    + " and TaskManager must reach it; on a multi-host cluster"
-                                    + " use shared storage.");
+                            "Where checkpoints are written: a URI (file://, hdfs://, s3://) or a local path, relative to the directory the job is started from. Every JobManager and TaskManager must reach it.");
 
     public static final ConfigOption<String> SAVEPOINT_DIRECTORY =
             key("checkpoint.savepoint-dir")

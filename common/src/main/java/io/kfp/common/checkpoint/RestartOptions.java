@@ -69,10 +69,7 @@ public final class RestartOptions implements OptionGroup {
                     .durationType()
                     .defaultValue(Duration.ofMinutes(10))
                     .withDescription(
-                            "exponential-delay: after this long without a failure the next one is a"
-                                    + " new incident - its restart waits restart.initial-delay and"
-                                    + " the attempt count starts again. A job that keeps failing"
-                                    + " sooner runs out of restart.attempts and is FAILED.");
+                            "exponential-delay: after this long without a failure the next one waits restart.initial-delay again and the attempt count starts again.");
 
     /** Above this a "bounded" strategy is unbounded in practice. */
     static final int MAX_ATTEMPTS = 10_000;

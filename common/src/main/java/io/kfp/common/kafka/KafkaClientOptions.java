@@ -92,16 +92,9 @@ public final class KafkaClientOptions implements OptionGroup {
         return List.of(
                 new PassThroughPrefix(
                         PROPERTIES_PREFIX,
-                        "Any Kafka client property, given to the source, the sink and the"
-                                + " preflight's admin client alike, e.g."
-                                + " --kafka.properties.security.protocol SASL_SSL. Keep secrets out of"
-                                + " the command line and the job file with Kafka's config providers:"
-                                + " kafka.properties.config.providers: file,"
-                                + " kafka.properties.config.providers.file.class:"
-                                + " org.apache.kafka.common.config.provider.FileConfigProvider,"
-                                + " kafka.properties.sasl.jaas.config: '${file:/etc/kfp/relay.properties:jaas}'"
-                                + " (every client resolves it). Secrets (*password*, sasl.jaas.config,"
-                                + " ...) are never printed or logged."));
+                        "Any Kafka client property, for the source, the sink and the preflight alike, e.g."
+                                + " --kafka.properties.security.protocol SASL_SSL. Secrets are never printed; keep them"
+                                + " in a file with a config provider (see the README)."));
     }
 
     @Override

@@ -61,55 +61,28 @@ public final class KafkaSinkOptions implements OptionGroup {
                     .durationType()
                     .defaultValue(Duration.ofMinutes(15))
                     .withDescription(
-                            "Producer transaction.timeout.ms (exactly-once). Must be at most the"
-                                    + " broker's transaction.max.timeout.ms (15 min on a stock"
-                                    + " broker; checked before start) and longer than"
-                                    + " checkpoint.interval + checkpoint.min-pause +"
-                                    + " checkpoint.timeout + 1 min, or transactions expire before"
-                                    + " they commit and data is lost. A job down longer than this"
-                                    + " loses its last pre-committed transaction.");
+                            "Producer transaction.timeout.ms (exactly-once): at most the broker's transaction.max.timeout.ms and longer than a checkpoint takes, both checked before start. A job down longer than this loses its last pre-committed transaction.");
 
     public static final ConfigOption<TransactionNamingStrategy> TRANSACTION_NAMING =
             key("sink.transaction-naming")
                     .enumType(TransactionNamingStrategy.class)
                     .defaultValue(TransactionNamingStrategy.INCREMENTING)
                     .withDescription(
-                            "incrementing: a new transactional id per checkpoint; pooling: reuse"
-                                    + " a small pool of ids (fewer producer ids kept by the"
-                                    + " broker). Caveat (connector 5.0.0, FLINK-40626): with"
-                                    + " pooling, a transaction superseded by a downscale or a prefix"
-                                    + " change can stay open and hold back read_committed readers"
-                                    + " until it times out; preflight warns when it finds such open"
-                                    + " transactions. A checkpoint or savepoint written with pooling"
-                                    + " cannot be resumed with incrementing (refused at restore).");
+                            "incrementing: a new transactional id per checkpoint; pooling: reuse a small pool of ids (fewer producer ids on the broker; see the README for its caveats).");
 
     public static final ConfigOption<LostTransactions> LOST_TRANSACTIONS =
             key("sink.lost-transactions")
                     .enumType(LostTransactions.class)
                     .defaultValue(LostTransactions.FAIL)
                     .withDescription(
-                            "Exactly-once: what happens when a transaction restored from a"
-                                    + " checkpoint or savepoint can no longer be committed because"
-                                    + " the broker aborted it (the job was down longer than"
-                                    + " sink.transaction-timeout) or forgot its id (down longer than"
-                                    + " the broker's transactional.id.expiration.ms, 7 days). The"
-                                    + " connector alone logs an error and goes on without that"
-                                    + " checkpoint's records, or fails over forever. fail: the job"
-                                    + " stops, without restarts, naming the transaction; resume"
-                                    + " from the checkpoint before it to write those records"
-                                    + " again, or with accept. accept: a warning, the"
-                                    + " kfpLostTransactions metric, and the job goes on without them.");
+                            "Exactly-once: what to do when a restored transaction can no longer be committed (the job was down longer than sink.transaction-timeout). fail: stop without restarts, naming it; accept: warn, count it in kfpLostTransactions and go on without its records.");
 
     public static final ConfigOption<SinkPartitioner> PARTITIONER =
             key("sink.partitioner")
                     .enumType(SinkPartitioner.class)
                     .defaultValue(SinkPartitioner.KAFKA)
                     .withDescription(
-                            "kafka: Kafka's default (hash of the key; records without a key are"
-                                    + " spread over all partitions); fixed: each sink subtask"
-                                    + " writes one partition (subtask i -> partition i mod n; at"
-                                    + " parallelism 1 everything lands in one partition);"
-                                    + " round-robin: every record to the next partition.");
+                            "kafka: Kafka's default (hash of the key, keyless records spread); fixed: sink subtask i writes partition i mod n; round-robin: every record to the next partition.");
 
     public static final ConfigOption<Boolean> WRITE_TIMESTAMPS =
             key("sink.write-timestamps")
@@ -124,11 +97,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                     .memoryType()
                     .defaultValue(MemorySize.parse("64 kb"))
                     .withDescription(
-                            "Producer batch.size: the most bytes gathered per partition before a"
-                                    + " request is sent. 64 KiB (Kafka's default is 16 KiB) means"
-                                    + " fewer, fuller requests at high rates: measured, 16 KiB cost"
-                                    + " the relay more CPU per record. Each partition being written"
-                                    + " holds one such buffer in sink.buffer-memory.");
+                            "Producer batch.size: the most bytes gathered per partition before a request is sent (Kafka's default is 16 KiB).");
 
     public static final ConfigOption<Duration> LINGER =
             key("sink.linger")
@@ -144,18 +113,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                     .memoryType()
                     .defaultValue(MemorySize.parse("8 mb"))
                     .withDescription(
-                            "Producer buffer.memory: the most bytes of records waiting to be sent or"
-                                    + " acknowledged; when it is full the job waits (backpressure)."
-                                    + " 8 MiB, not Kafka's 32 MiB: ingest-job, writing faster than"
-                                    + " the broker took, kept some 0.2 s of records queued in 32 MiB,"
-                                    + " each alive until acknowledged, so every garbage collection"
-                                    + " copied them again (measured over 10,000,000 lines: GC pauses"
-                                    + " 2.2 s -> 1.0 s, peak RSS 1,045 -> 659 MB), and the queue"
-                                    + " bought no throughput; every checkpoint also waits until the"
-                                    + " whole queue is acknowledged. It must hold a batch"
-                                    + " (sink.batch-size) for each partition written at once: 8 MiB"
-                                    + " is 128 batches of 64 KiB; raise it for keyed writes to more"
-                                    + " partitions than that.");
+                            "Producer buffer.memory: the most bytes of records waiting to be sent or acknowledged; when full, the job waits. Must hold one sink.batch-size per partition written at once (Kafka's default is 32 MiB).");
 
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
 

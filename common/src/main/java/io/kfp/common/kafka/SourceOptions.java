@@ -54,35 +54,23 @@ public final class SourceOptions implements OptionGroup {
                     .stringType()
                     .defaultValue("group-offsets")
                     .withDescription(
-                            "Where to start when not restoring from a checkpoint or savepoint"
-                                    + " (a restore always resumes from the offsets in its state): "
+                            "Where to start when not restoring from a checkpoint or savepoint: "
                                     + StartingOffsets.FORMS
-                                    + ". Partitions without an offset (group-offsets: none"
-                                    + " committed; specific: not listed and none committed) use"
-                                    + " source.offset-reset.");
+                                    + ". Partitions without an offset use source.offset-reset.");
 
     public static final ConfigOption<StartingOffsets.OffsetReset> OFFSET_RESET =
             key("source.offset-reset")
                     .enumType(StartingOffsets.OffsetReset.class)
                     .defaultValue(StartingOffsets.OffsetReset.EARLIEST)
                     .withDescription(
-                            "Start of a partition that has no committed offset: earliest, latest,"
-                                    + " or none (fail). Also where a partition resumes when the"
-                                    + " offset in its checkpoint, savepoint or consumer group was"
-                                    + " deleted by retention: earliest and latest skip to the oldest"
-                                    + " record left or to the end, with a warning naming the"
-                                    + " partition and how many offsets are skipped (metric"
-                                    + " kfpOffsetsSkipped); none fails the job, naming them.");
+                            "Where a partition starts that has no offset, or whose checkpointed offset was deleted by retention: earliest, latest (both with a warning and kfpOffsetsSkipped) or none (fail, naming it).");
 
     public static final ConfigOption<Boolean> COMMIT_OFFSETS_ON_CHECKPOINT =
             key("source.commit-offsets-on-checkpoint")
                     .booleanType()
                     .defaultValue(true)
                     .withDescription(
-                            "Commit the consumed offsets to the consumer group when a checkpoint"
-                                    + " completes, for monitoring (consumer lag) and for"
-                                    + " group-offsets starts. Recovery itself uses the offsets in"
-                                    + " the checkpoint.");
+                            "Commit the consumed offsets to the consumer group when a checkpoint completes, for lag monitoring and group-offsets starts; recovery uses the checkpoint's offsets.");
 
     public static final ConfigOption<Boolean> AUTO_COMMIT =
             key("source.auto-commit")
@@ -122,28 +110,14 @@ public final class SourceOptions implements OptionGroup {
                     .booleanType()
                     .defaultValue(false)
                     .withDescription(
-                            "Stop at the end offsets the partitions have when the job starts, then"
-                                    + " finish (a one-shot copy). Off: keep reading new records."
-                                    + " Caveat (connector 5.0.0, FLINK-31006): when the whole job is"
-                                    + " restored - from a savepoint or retained checkpoint, after a"
-                                    + " JobManager failover, or after a failure of a job with a"
-                                    + " shuffle (window-count) - the source never signals its end:"
-                                    + " the copy completes but the job keeps running. Hence it"
-                                    + " cannot be combined with checkpoint.restore-from.");
+                            "Stop at the end offsets the partitions have when the job starts, then finish (a one-shot copy). Cannot be combined with checkpoint.restore-from (see the README).");
 
     public static final ConfigOption<Integer> MAX_POLL_RECORDS =
             key("source.max-poll-records")
                     .intType()
                     .defaultValue(5000)
                     .withDescription(
-                            "Consumer max.poll.records: the most records one poll hands from the"
-                                    + " source's fetcher thread to its task thread. 5000, not Kafka's"
-                                    + " 500: each poll is a hand-over between the two threads, and at"
-                                    + " 500 the exactly-once relay at parallelism 1 copied 605,320"
-                                    + " records/s at 2.12 CPU s per million, at 5000 828,348 at 1.58"
-                                    + " (sink-job at parallelism 1: 1,873,740 -> 2,155,675 lines/s; benchmarks/README.md)."
-                                    + " It adds no fetching: a poll returns only records already"
-                                    + " fetched, within the consumer's fetch.max.bytes.");
+                            "Consumer max.poll.records: the most already-fetched records one poll hands from the fetcher thread to the task thread (Kafka's default is 500).");
 
     private SourceOptions() {}
 

@@ -36,10 +36,7 @@ public final class PreflightOptions implements OptionGroup {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Print the kafka-acls.sh lines that grant this principal (e.g. User:relay)"
-                                    + " exactly what the job needs on an authorizing Kafka - its topics,"
-                                    + " consumer group and transactional id prefix, from these settings -"
-                                    + " then exit without running the job or contacting Kafka.");
+                            "Print the kafka-acls.sh lines that grant this principal (e.g. User:relay) what the job needs - its topics, consumer group and transactional id prefix - then exit without running the job.");
 
     private PreflightOptions() {}
 
