@@ -17,16 +17,9 @@ import picocli.CommandLine.Option;
         name = "verify",
         mixinStandardHelpOptions = true,
         description = {
-            "Check that a relay's output topic holds each record of its input topic exactly once, byte for byte"
-                    + " (key, value, headers, timestamp); both read read_committed. Partitions and order are not compared.",
-            "Prints how many input records are there once, and the missing, duplicated, altered (same key and timestamp,"
-                    + " other value or headers) and unexpected ones, each with its first examples as topic-partition@offset."
-                    + " Exit code 0 when clean, 1 when not, 2 when it could not check.",
-            "Run it once the relay has caught up (or is stopped): records it has not copied yet count as missing;"
-                    + " --until or --from-offsets leave them out.",
-            "Memory: at most --in-memory records at once (about 48 bytes each); more are spread over bucket files under the"
-                    + " run directory (28 bytes a record), removed at the end.",
-            "Example: kfp verify --from lines --to relayed --since '30 min'"
+            "Check that the output topic holds each record of the input exactly once, byte for byte;"
+                    + " run it once the relay has caught up. Exit code 0: clean, 1: not, 2: could not check.",
+            "Example: kfp verify --from lines --to relayed --since '30 min' (deploy/README.md has the rest)"
         })
 final class VerifyCommand extends KfpCommand implements Callable<Integer> {
     /** As diff and cmp do: 1 when the output differs, 2 when it could not be checked. */

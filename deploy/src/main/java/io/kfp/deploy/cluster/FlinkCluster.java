@@ -5,13 +5,8 @@ import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Progress;
 import io.kfp.deploy.Topology;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
@@ -54,11 +48,13 @@ public final class FlinkCluster {
     private final KfpSettings settings;
     private final PrintStream out;
     private final PrintStream err;
+    private final ClusterConf conf;
 
     public FlinkCluster(KfpSettings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
         this.out = out;
         this.err = err;
+        this.conf = new ClusterConf(settings, out, err);
     }
 
     private Topology topology() {
@@ -93,11 +89,7 @@ public final class FlinkCluster {
 
     /** The ZooKeeper server of the topology, if it has one. */
     ZooKeeperServer zooKeeper() {
-        if (topology() == null || topology().with(Topology.Role.ZOOKEEPER).isEmpty()) {
-            return null;
-        }
-        return new ZooKeeperServer(
-                settings, topology().with(Topology.Role.ZOOKEEPER).get(0), out, err);
+        return conf.zooKeeper();
     }
 
     /**
@@ -105,72 +97,24 @@ public final class FlinkCluster {
      * find the cluster) and returns the configuration in it.
      */
     public Configuration writeConf() {
-        return writeConf(topology() == null ? null : topology().client(), settings.flinkConf());
+        return conf.writeClient();
     }
 
-    private Configuration writeConf(Topology.Host host, Path conf) {
-        Path templates = settings.home().resolve("conf").resolve("flink");
-        try {
-            for (String dir : List.of("log", "tmp")) {
-                Files.createDirectories(settings.hostRun(host).resolve(dir));
-            }
-            Files.createDirectories(settings.run().resolve("savepoints"));
-            Files.createDirectories(conf);
-            String config = settings.fill(Files.readString(templates.resolve("config.yaml")), host);
-            if (s3() != null) {
-                config += s3().fill(Files.readString(templates.resolve("s3.yaml")));
-            }
-            if (topology() != null) {
-                config +=
-                        settings.fill(Files.readString(templates.resolve("ha.yaml")), host)
-                                .replace(
-                                        "@KFP_ZOOKEEPER@",
-                                        zooKeeper() == null ? "" : zooKeeper().connectString())
-                                .replace("@KFP_TOPOLOGY@", topology().name());
-                if (zooKeeper() == null) {
-                    config =
-                            config.replace(
-                                    "high-availability.type: zookeeper",
-                                    "high-availability.type: none");
-                }
-                FlinkTls tls = new FlinkTls(settings.run());
-                if (tls.enabled()) {
-                    config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
-                }
-            }
-            Files.writeString(
-                    conf.resolve("config.yaml"),
-                    config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
-            // It may hold the S3 secret.
-            Files.setPosixFilePermissions(
-                    conf.resolve("config.yaml"), PosixFilePermissions.fromString("rw-------"));
-            for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
-                Files.copy(
-                        templates.resolve(file),
-                        conf.resolve(file),
-                        StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return GlobalConfiguration.loadConfiguration(conf.toString());
-    }
-
-    /**
-     * Storage every JobManager and TaskManager reaches: checkpoints, savepoints and the HA
-     * directory. The topology's S3 store if it has one; else the run directory (on the lab's hosts
-     * one file system, since they share this machine's disk).
-     */
+    /** See {@link ClusterConf#sharedStorage()}. */
     public String sharedStorage() {
-        return s3() != null ? s3().uri() : "file://" + settings.run();
+        return conf.sharedStorage();
     }
 
     public S3Store s3() {
-        return S3Store.of(settings, out, err);
+        return conf.s3();
+    }
+
+    private Configuration writeConf(Topology.Host host, Path dir) {
+        return conf.write(host, dir);
     }
 
     private Path confDir(Topology.Host host) {
-        return host == null ? settings.flinkConf() : settings.hostRun(host).resolve("flink-conf");
+        return conf.dir(host);
     }
 
     /**

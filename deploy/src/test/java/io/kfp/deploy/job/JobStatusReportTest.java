@@ -304,7 +304,7 @@ class JobStatusReportTest {
 
     private static String print(JobStatusReport.View view, JobStatusReport.View previous) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        JobStatusReport.print(view, previous, new PrintStream(out, true, StandardCharsets.UTF_8));
+        JobStatusPrinter.print(view, previous, new PrintStream(out, true, StandardCharsets.UTF_8));
         return out.toString(StandardCharsets.UTF_8);
     }
 }
