@@ -21,8 +21,8 @@ import javax.imageio.ImageIO;
 
 /**
  * Writes benchmarks/results/relay.csv (every run), relay.md (median [min, max] per case, and the
- * issue's targets with the figures that decide them) and relay.png (throughput, CPU per record,
- * latency).
+ * targets with the figures that decide them; also copied into benchmarks/README.md) and relay.png
+ * (throughput, CPU per record, latency).
  */
 final class Report {
 
@@ -40,6 +40,7 @@ final class Report {
         Files.writeString(dir.resolve("relay.csv"), csv(runs));
         String md = report.markdown(records, rounds, latencyRounds, minutes);
         Files.writeString(dir.resolve("relay.md"), md);
+        ReadmeSection.replace(Path.of("benchmarks", "README.md"), "relay-results", md);
         report.chart(dir.resolve("relay.png").toFile());
         System.out.println();
         System.out.print(md);

@@ -12,11 +12,13 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -64,40 +66,103 @@ public final class SocketSourceBenchmark {
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, 1);
         Map<String, List<Double>> results = new LinkedHashMap<>();
+        Map<String, List<Double>> cores = new LinkedHashMap<>();
+        long started = System.nanoTime();
         try {
             for (int round = 0; round < rounds; round++) {
-                record(results, "plain Java loop (ceiling)", plainLoop(lines));
-                record(results, "legacy socketTextStream", legacy(lines));
-                record(results, "SocketLineSource, 1 endpoint", flip27(lines, 1));
-                record(results, "SocketLineSource, 2 endpoints", flip27(lines, 2));
+                record(results, cores, PLAIN, plainLoop(lines));
+                record(results, cores, LEGACY, legacy(lines));
+                record(results, cores, ONE, flip27(lines, 1));
+                record(results, cores, TWO, flip27(lines, 2));
             }
         } finally {
             TestStreamEnvironment.unsetAsContext();
             cluster.close();
         }
-        System.out.printf(
-                "%n%d lines of %d bytes per endpoint, %d rounds, lines/s (median [min, max]):%n",
-                lines, LINE_BYTES, rounds);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        String md = markdown(results, cores, lines, rounds, seconds);
+        Path dir = Path.of("benchmarks", "results");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("socket-source.md"), md);
+        ReadmeSection.replace(Path.of("benchmarks", "README.md"), "socket-results", md);
+        System.out.println();
+        System.out.print(md);
+    }
+
+    private static final String PLAIN = "plain Java loop (ceiling)";
+    private static final String LEGACY = "legacy `socketTextStream`";
+    private static final String ONE = "`SocketLineSource`, 1 endpoint";
+    private static final String TWO = "`SocketLineSource`, 2 endpoints";
+
+    /** The run's table and target ratios, as benchmarks/results/socket-source.md holds them. */
+    static String markdown(
+            Map<String, List<Double>> results,
+            Map<String, List<Double>> cores,
+            long lines,
+            int rounds,
+            double seconds) {
+        StringBuilder md = new StringBuilder();
+        md.append(
+                String.format(
+                        Locale.ROOT,
+                        "`benchmarks/run socket-source %d %d`: %,d lines of %d bytes per endpoint,"
+                                + " %d rounds, median [min, max]; the run took %.0f s.%n%n",
+                        lines,
+                        rounds,
+                        lines,
+                        LINE_BYTES,
+                        rounds,
+                        seconds));
+        md.append(
+                "| case | lines/s | cores busy (the benchmark's JVM; the feeder not counted) |\n");
+        md.append("|---|---|---|\n");
         results.forEach(
                 (name, rates) -> {
-                    double[] r = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-                    System.out.printf(
-                            "  %-32s %,12.0f  [%,.0f, %,.0f]%n",
-                            name, r[r.length / 2], r[0], r[r.length - 1]);
+                    double[] r = sorted(rates);
+                    double[] c = sorted(cores.get(name));
+                    md.append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "| %s | %,.0f [%,.0f, %,.0f] | %.1f-%.1f |%n",
+                                    name,
+                                    r[r.length / 2],
+                                    r[0],
+                                    r[r.length - 1],
+                                    c[0],
+                                    c[c.length - 1]));
                 });
-        double plain = median(results.get("plain Java loop (ceiling)"));
-        double legacy = median(results.get("legacy socketTextStream"));
-        double one = median(results.get("SocketLineSource, 1 endpoint"));
-        double two = median(results.get("SocketLineSource, 2 endpoints"));
-        System.out.printf(
-                "  SocketLineSource / legacy = %.2fx (target >= 1.0x); / plain loop = %.2fx (target >= 0.7x);"
-                        + " 2 endpoints / 1 endpoint = %.2fx (target >= 1.6x)%n",
-                one / legacy, one / plain, two / one);
+        double plain = median(results.get(PLAIN));
+        double legacy = median(results.get(LEGACY));
+        double one = median(results.get(ONE));
+        double two = median(results.get(TWO));
+        md.append(
+                String.format(
+                        Locale.ROOT,
+                        "%n`SocketLineSource` / legacy = %s; / plain loop = %s;"
+                                + " 2 endpoints / 1 endpoint = %s.%n",
+                        target(one / legacy, 1.0),
+                        target(one / plain, 0.7),
+                        target(two / one, 1.6)));
+        return md.toString();
+    }
+
+    private static String target(double ratio, double target) {
+        return ratio >= target
+                ? String.format(Locale.ROOT, "%.2fx (target >= %.1fx: met)", ratio, target)
+                : String.format(Locale.ROOT, "**%.2fx (target >= %.1fx: missed)**", ratio, target);
+    }
+
+    private static double[] sorted(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     }
 
     private static void record(
-            Map<String, List<Double>> results, String name, double linesPerSecond) {
+            Map<String, List<Double>> results,
+            Map<String, List<Double>> cores,
+            String name,
+            double linesPerSecond) {
         results.computeIfAbsent(name, n -> new ArrayList<>()).add(linesPerSecond);
+        cores.computeIfAbsent(name, n -> new ArrayList<>()).add(lastCores);
         System.out.printf(
                 "  %-32s %,12.0f lines/s, %.1f cores busy (this JVM; the feeder is a process of its own)%n",
                 name, linesPerSecond, lastCores);
@@ -108,7 +173,7 @@ public final class SocketSourceBenchmark {
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private static double median(List<Double> values) {
-        double[] r = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] r = sorted(values);
         return r[r.length / 2];
     }
 
