@@ -3,6 +3,7 @@ package io.kfp.deploy;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.job.JobCatalog;
 import io.kfp.deploy.job.JobSubmitter;
 import io.kfp.deploy.kafka.KafkaBroker;
 import io.kfp.deploy.lab.Lab;
@@ -25,6 +26,7 @@ public final class KfpContext {
     private final PrintStream err;
     private KfpSettings settings;
     private Configuration clusterConfig;
+    private JobCatalog jobs;
 
     public KfpContext(
             Map<String, String> environment,
@@ -77,9 +79,22 @@ public final class KfpContext {
         return FlinkRest.connect(clusterConfig);
     }
 
+    /** The jobs of this repository (their modules, built jars and specs), read once. */
+    public JobCatalog jobs() {
+        if (jobs == null) {
+            jobs = JobCatalog.of(settings());
+        }
+        return jobs;
+    }
+
+    /** The job kfp calls {@code name}, from its built jar. */
+    public DeployedJob job(String name) {
+        return jobs().job(name);
+    }
+
     public JobSubmitter submitter() {
         requireLabNetwork();
-        return new JobSubmitter(settings(), cluster(), environment, out, err);
+        return new JobSubmitter(settings(), jobs(), cluster(), environment, out, err);
     }
 
     public Lab lab() {

@@ -317,11 +317,16 @@ public class DeployEndToEndTest {
                             "partitions whose committed offset is below the last stable offset\n"
                                     + watched)
                     .isPositive();
-            // kfp verify says the same, byte for byte, with the relay still running.
-            Commands.Result verified = host.tryKfp("verify", "--from", "lines", "--to", "relayed");
+            // kfp verify says the same, byte for byte, with the relay still running: its topics
+            // from the relay's spec and config (lines -> relayed).
+            Commands.Result verified = host.tryKfp("verify", "relay");
             assertThat(verified.exit()).as(verified.output()).isZero();
             assertThat(verified.output())
-                    .contains("exactly once " + (LINES + total) + " ", "clean: every input record");
+                    .contains(
+                            "input  lines: ",
+                            "output relayed: ",
+                            "exactly once " + (LINES + total) + " ",
+                            "clean: every input record");
 
             // 4. The secret given to the sink is nowhere the cluster or kfp prints, logs or serves.
             assertSecretNowhere();

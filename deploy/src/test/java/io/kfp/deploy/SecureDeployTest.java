@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.deploy.cluster.FlinkRest;
-import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.job.JobCatalog;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -71,7 +71,7 @@ class SecureDeployTest {
                         "logs in as User:relay, and 'kfp acls relay --grant'");
 
         // 2. Granted by kfp, with Kafka's own kafka-acls.sh, from the lines kfp acls prints.
-        for (String job : DeployedJob.NAMES) {
+        for (String job : JobCatalog.jobNames(Path.of("").toAbsolutePath().getParent())) {
             assertThat(kfp.kfp("acls", job, "--grant"))
                     .contains("granted: --allow-principal User:" + job);
         }
@@ -131,7 +131,9 @@ class SecureDeployTest {
     private static void assertNoPasswordAnywhere() throws Exception {
         Path security = kfp.run.resolve("kafka-security");
         List<String> passwords = new ArrayList<>();
-        for (String user : KafkaSecurity.users()) {
+        for (String user :
+                KafkaSecurity.users(
+                        JobCatalog.jobNames(Path.of("").toAbsolutePath().getParent()))) {
             String jaas = Files.readString(security.resolve("users").resolve(user + ".properties"));
             passwords.add(jaas.replaceFirst("(?s).*password=\"([^\"]+)\".*", "$1"));
         }

@@ -1,6 +1,7 @@
 package io.kfp.ingest;
 
 import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
@@ -30,10 +31,20 @@ public final class IngestJob implements Workflow {
                             "ingest-job",
                             "reads text lines from TCP endpoint(s) and writes each line as a record"
                                     + " to a Kafka topic.")
+                    .owner("platform")
+                    .readsFrom(config -> "sockets " + config.get(IngestOptions.ENDPOINTS))
                     .group(KafkaSinkOptions.GROUP)
                     .group(IngestOptions.GROUP)
                     .defaultValue(KafkaSinkOptions.DELIVERY_GUARANTEE, "at-least-once")
                     .workflow(IngestJob::fromConfig);
+
+    /** How kfp finds this job: named in META-INF/services/io.kfp.common.entry.JobProvider. */
+    public static final class Provider implements JobProvider {
+        @Override
+        public JobSpec spec() {
+            return SPEC;
+        }
+    }
 
     private final ReadableConfig config;
     private final Source<byte[], ?, ?> source;

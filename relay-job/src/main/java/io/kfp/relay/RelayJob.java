@@ -1,6 +1,7 @@
 package io.kfp.relay;
 
 import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
@@ -44,6 +45,7 @@ public final class RelayJob implements Workflow {
                             "copies Kafka records from the input topic(s) to the output topic,"
                                     + " exactly-once, byte for byte (or counts them per key and"
                                     + " window).")
+                    .owner("platform")
                     .group(SourceOptions.GROUP)
                     .group(KafkaSinkOptions.GROUP)
                     .group(RelayOptions.GROUP)
@@ -51,7 +53,19 @@ public final class RelayJob implements Workflow {
                     .defaultValue(SourceOptions.OFFSET_RESET, "earliest")
                     .preflight(RelayPreflight::check)
                     .extraOutputTopics(RelayPreflight::lateTopic)
+                    .copies(
+                            config ->
+                                    config.get(RelayOptions.TRANSFORM)
+                                            == RelayOptions.Transform.NONE)
                     .workflow(RelayJob::fromConfig);
+
+    /** How kfp finds this job: named in META-INF/services/io.kfp.common.entry.JobProvider. */
+    public static final class Provider implements JobProvider {
+        @Override
+        public JobSpec spec() {
+            return SPEC;
+        }
+    }
 
     private final ReadableConfig config;
     private final Source<RelayRecord, ?, ?> source;

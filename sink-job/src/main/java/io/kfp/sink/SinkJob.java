@@ -1,6 +1,7 @@
 package io.kfp.sink;
 
 import io.kfp.common.entry.JobEntryPoint;
+import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSourceFactory;
@@ -9,6 +10,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -30,10 +32,20 @@ public final class SinkJob implements Workflow {
                             "sink-job",
                             "prints the committed records of Kafka topic(s) on the TaskManager's"
                                     + " standard output, one line per record.")
+                    .owner("platform")
                     .group(SourceOptions.GROUP)
                     .group(ConsoleOptions.GROUP)
+                    .prints(DeliveryGuarantee.AT_LEAST_ONCE)
                     .defaultValue(SourceOptions.OFFSET_RESET, "latest")
                     .workflow(SinkJob::fromConfig);
+
+    /** How kfp finds this job: named in META-INF/services/io.kfp.common.entry.JobProvider. */
+    public static final class Provider implements JobProvider {
+        @Override
+        public JobSpec spec() {
+            return SPEC;
+        }
+    }
 
     private final ReadableConfig config;
     private final Source<byte[], ?, ?> source;

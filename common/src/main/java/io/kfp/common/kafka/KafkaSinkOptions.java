@@ -35,6 +35,14 @@ public final class KafkaSinkOptions implements OptionGroup {
     public static final ConfigOption<String> TOPIC =
             key("sink.topic").stringType().noDefaultValue().withDescription("Topic to write to.");
 
+    public static final ConfigOption<Boolean> SHARED_TOPIC =
+            key("sink.shared-topic")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "true when other jobs write sink.topic too, on purpose: kfp refuses"
+                                    + " two jobs writing one topic unless each of them says so.");
+
     public static final ConfigOption<DeliveryGuarantee> DELIVERY_GUARANTEE =
             key("sink.delivery-guarantee")
                     .enumType(DeliveryGuarantee.class)
@@ -128,6 +136,7 @@ public final class KafkaSinkOptions implements OptionGroup {
     public List<ConfigOption<?>> options() {
         return List.of(
                 TOPIC,
+                SHARED_TOPIC,
                 DELIVERY_GUARANTEE,
                 TRANSACTIONAL_ID_PREFIX,
                 TRANSACTION_TIMEOUT,

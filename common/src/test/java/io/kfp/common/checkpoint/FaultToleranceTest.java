@@ -13,6 +13,7 @@ class FaultToleranceTest {
 
     private static final JobSpec SPEC =
             JobSpec.builder("relay-job", "test")
+                    .owner("tests")
                     .group(KafkaSinkOptions.GROUP)
                     .defaultValue(KafkaSinkOptions.TOPIC, "out")
                     .workflow(c -> env -> {});

@@ -180,6 +180,7 @@ class ConfigLoaderTest {
     void everyDeclaredKeyHasADistinctEnvironmentName() {
         List<OptionGroup> all =
                 JobSpec.builder("any", "")
+                        .owner("tests")
                         .group(SourceOptions.GROUP)
                         .group(KafkaSinkOptions.GROUP)
                         .workflow(c -> env -> {})

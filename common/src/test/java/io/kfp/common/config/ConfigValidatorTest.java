@@ -23,6 +23,7 @@ class ConfigValidatorTest {
 
     private static final JobSpec SPEC =
             JobSpec.builder("test-job", "for tests")
+                    .owner("tests")
                     .group(SourceOptions.GROUP)
                     .group(KafkaSinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")

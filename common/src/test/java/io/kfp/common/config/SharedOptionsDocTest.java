@@ -21,6 +21,7 @@ class SharedOptionsDocTest {
     void readmeTableMatchesTheDeclarations() throws Exception {
         JobSpec everything =
                 JobSpec.builder("any-job", "")
+                        .owner("tests")
                         .group(SourceOptions.GROUP)
                         .group(KafkaSinkOptions.GROUP)
                         .workflow(c -> env -> {});

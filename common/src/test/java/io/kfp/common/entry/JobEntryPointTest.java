@@ -22,8 +22,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,13 +38,17 @@ class JobEntryPointTest {
     private Set<String> brokerTopics = Set.of("in", "out");
     private long brokerMaxTimeoutMs = 900_000;
 
-    private final JobSpec spec =
-            JobSpec.builder("relay-job", "copies a topic")
-                    .group(SourceOptions.GROUP)
-                    .group(KafkaSinkOptions.GROUP)
-                    .defaultValue(SourceOptions.TOPICS, "in")
-                    .defaultValue(KafkaSinkOptions.TOPIC, "out")
-                    .workflow(config -> env -> {});
+    private final JobSpec spec = spec(config -> env -> {});
+
+    private static JobSpec spec(Function<ReadableConfig, Workflow> workflow) {
+        return JobSpec.builder("relay-job", "copies a topic")
+                .owner("tests")
+                .group(SourceOptions.GROUP)
+                .group(KafkaSinkOptions.GROUP)
+                .defaultValue(SourceOptions.TOPICS, "in")
+                .defaultValue(KafkaSinkOptions.TOPIC, "out")
+                .workflow(workflow);
+    }
 
     /**
      * Counts the launches instead of running anything: the entry point decides whether to launch.
@@ -233,13 +239,7 @@ class JobEntryPointTest {
     @Test
     void aFailingJobExitsOneWithItsCause() {
         JobSpec failing =
-                new JobSpec(
-                        spec.command(),
-                        spec.description(),
-                        spec.groups(),
-                        spec.defaults(),
-                        spec.preflights(),
-                        spec.extraOutputTopics(),
+                spec(
                         config -> {
                             throw new IllegalStateException(
                                     "wrapper", new RuntimeException("broker fenced us"));

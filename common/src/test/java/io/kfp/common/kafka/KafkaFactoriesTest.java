@@ -22,6 +22,7 @@ class KafkaFactoriesTest {
 
     private static final JobSpec SPEC =
             JobSpec.builder("relay-job", "test")
+                    .owner("tests")
                     .group(SourceOptions.GROUP)
                     .group(KafkaSinkOptions.GROUP)
                     .defaultValue(SourceOptions.TOPICS, "in")

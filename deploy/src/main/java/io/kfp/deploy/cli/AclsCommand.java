@@ -32,7 +32,7 @@ final class AclsCommand extends KfpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        DeployedJob deployed = job.deployed();
+        DeployedJob deployed = job.deployed(ctx());
         String user = principal != null ? principal : "User:" + deployed.name();
         if (grant) {
             ctx().requireLabNetwork();

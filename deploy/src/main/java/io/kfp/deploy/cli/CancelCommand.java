@@ -14,12 +14,12 @@ import picocli.CommandLine.Parameters;
         description =
                 "Cancel a job (its last checkpoint is retained: kfp resume JOB --from .../chk-N).")
 final class CancelCommand extends KfpCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "JOB", description = "ingest, relay or sink")
+    @Parameters(paramLabel = "JOB", description = "a job: kfp jobs lists them")
     String job;
 
     @Override
     public Integer call() {
-        DeployedJob deployed = DeployedJob.of(job);
+        DeployedJob deployed = ctx().job(job);
         try (FlinkRest rest = ctx().rest()) {
             JobID id = rest.runningJob(ctx().jobName(deployed));
             rest.cancel(id);

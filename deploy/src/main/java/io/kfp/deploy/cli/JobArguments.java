@@ -1,5 +1,6 @@
 package io.kfp.deploy.cli;
 
+import io.kfp.deploy.KfpContext;
 import io.kfp.deploy.job.DeployedJob;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Parameters;
 
 /** JOB, --config FILE and the job options after JOB: what submit, resume and acls take. */
 final class JobArguments {
-    @Parameters(index = "0", paramLabel = "JOB", description = "ingest, relay or sink")
+    @Parameters(index = "0", paramLabel = "JOB", description = "a job: kfp jobs lists them")
     String job;
 
     @Option(
@@ -24,8 +25,8 @@ final class JobArguments {
                     "job options overriding the file (the job's --help lists them; e.g. --job.parallelism 3 to rescale)")
     List<String> options = new ArrayList<>();
 
-    DeployedJob deployed() {
-        return DeployedJob.of(job);
+    DeployedJob deployed(KfpContext ctx) {
+        return ctx.job(job);
     }
 
     /** The job's command line: {@code --config FILE} if given, then the options. */

@@ -40,6 +40,7 @@ import picocli.CommandLine.ScopeType;
             KafkaCommand.class,
             ClusterCommand.class,
             TaskManagerCommand.class,
+            JobsCommand.class,
             TopicsCommand.class,
             SubmitCommand.class,
             AclsCommand.class,

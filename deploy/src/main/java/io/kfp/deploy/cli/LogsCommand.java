@@ -17,9 +17,11 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "logs",
         mixinStandardHelpOptions = true,
-        description = "Where the logs are; for sink: the records it printed so far.")
+        description = "Where the logs are; for a job that prints: the records it printed so far.")
 final class LogsCommand extends KfpCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "WHAT", description = "sink, ingest, relay, jobmanager or kafka")
+    @Parameters(
+            paramLabel = "WHAT",
+            description = "a job (kfp jobs lists them), jobmanager or kafka")
     String what;
 
     @Override
@@ -32,15 +34,6 @@ final class LogsCommand extends KfpCommand implements Callable<Integer> {
             settings.topology().hosts().forEach(h -> logs.add(settings.hostRun(h).resolve("log")));
         }
         switch (what) {
-            case "sink" -> logs.forEach(this::printTaskManagerStdout);
-            case "ingest", "relay" ->
-                    logs.forEach(
-                            log ->
-                                    ctx().out()
-                                            .println(
-                                                    "TaskManager logs: "
-                                                            + log
-                                                            + "/taskmanager-*.log (jobs log their configuration and problems there)"));
             // On one host the path, started or not; in a topology the hosts that have one.
             case "jobmanager" ->
                     logs.stream()
@@ -52,7 +45,27 @@ final class LogsCommand extends KfpCommand implements Callable<Integer> {
                             .map(l -> l.resolve("kafka").resolve("server.log"))
                             .filter(p -> settings.topology() == null || Files.exists(p))
                             .forEach(ctx().out()::println);
-            default -> throw new KfpException("kfp logs sink|ingest|relay|jobmanager|kafka");
+            default -> {
+                if (!ctx().jobs().names().contains(what)) {
+                    throw new KfpException(
+                            "kfp logs JOB|jobmanager|kafka, with JOB one of "
+                                    + String.join(", ", ctx().jobs().names())
+                                    + "; not '"
+                                    + what
+                                    + "'.");
+                }
+                if (ctx().job(what).spec().printGuarantee() != null) {
+                    logs.forEach(this::printTaskManagerStdout);
+                } else {
+                    logs.forEach(
+                            log ->
+                                    ctx().out()
+                                            .println(
+                                                    "TaskManager logs: "
+                                                            + log
+                                                            + "/taskmanager-*.log (jobs log their configuration and problems there)"));
+                }
+            }
         }
         return 0;
     }

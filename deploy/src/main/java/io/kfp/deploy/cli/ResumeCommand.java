@@ -27,7 +27,7 @@ final class ResumeCommand extends KfpCommand implements Callable<Integer> {
     public Integer call() {
         List<String> args = new ArrayList<>(List.of("--checkpoint.restore-from", from));
         args.addAll(job.args());
-        ctx().submitter().submit(job.deployed(), args);
+        ctx().submitter().submit(job.deployed(ctx()), args);
         return 0;
     }
 }

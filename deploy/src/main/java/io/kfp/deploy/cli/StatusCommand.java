@@ -3,7 +3,6 @@ package io.kfp.deploy.cli;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Progress;
-import io.kfp.deploy.job.DeployedJob;
 import io.kfp.deploy.job.JobStatusReport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -38,7 +37,7 @@ final class StatusCommand extends KfpCommand implements Callable<Integer> {
     @Parameters(
             arity = "0..1",
             paramLabel = "JOB",
-            description = "ingest, relay or sink (default: every job with a config file)")
+            description = "a job (default: every job with a config file)")
     String job;
 
     static final Duration RATE_WINDOW = Duration.ofSeconds(10);
@@ -65,7 +64,7 @@ final class StatusCommand extends KfpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<String> jobs = job == null ? List.of() : List.of(DeployedJob.of(job).name());
+        List<String> jobs = job == null ? List.of() : List.of(ctx().job(job).name());
         Duration every;
         try {
             every = TimeUtils.parseDuration(interval);

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = "Stop a job with a savepoint; prints the savepoint's path.")
 final class StopCommand extends KfpCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "JOB", description = "ingest, relay or sink")
+    @Parameters(paramLabel = "JOB", description = "a job: kfp jobs lists them")
     String job;
 
     @Option(
@@ -25,7 +25,7 @@ final class StopCommand extends KfpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        DeployedJob deployed = DeployedJob.of(job);
+        DeployedJob deployed = ctx().job(job);
         try (FlinkRest rest = ctx().rest()) {
             JobID id = rest.runningJob(ctx().jobName(deployed));
             ctx().out()

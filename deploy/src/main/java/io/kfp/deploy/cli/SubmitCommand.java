@@ -9,16 +9,16 @@ import picocli.CommandLine.Mixin;
         name = "submit",
         mixinStandardHelpOptions = true,
         description = {
-            "Submit ingest, relay or sink detached; prints the job id.",
+            "Submit a job detached; prints the job id.",
             "Its options come from deploy/conf/jobs/JOB.yaml (or --config FILE); any --key value after JOB overrides them.",
-            "Each job's README lists its options (ingest-job/README.md, relay-job/README.md, sink-job/README.md)."
+            "Its module's README lists its options (e.g. relay-job/README.md); kfp jobs lists the jobs."
         })
 final class SubmitCommand extends KfpCommand implements Callable<Integer> {
     @Mixin JobArguments job;
 
     @Override
     public Integer call() {
-        ctx().submitter().submit(job.deployed(), job.args());
+        ctx().submitter().submit(job.deployed(ctx()), job.args());
         return 0;
     }
 }

@@ -22,8 +22,7 @@ final class TopicsCommand extends KfpCommand {
         KfpSettings settings = ctx().settings();
         settings.requireDist();
         TreeSet<String> topics = new TreeSet<>();
-        for (String name : DeployedJob.NAMES) {
-            DeployedJob job = DeployedJob.of(name);
+        for (DeployedJob job : ctx().jobs().all()) {
             Path config = job.defaultConfig(settings);
             if (Files.isRegularFile(config)) {
                 topics.addAll(job.topics(config, ctx().environment()));

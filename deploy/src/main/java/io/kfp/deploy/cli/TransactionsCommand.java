@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
         name = "transactions",
         mixinStandardHelpOptions = true,
         description = {
-            "Kafka transactions of a job's transactional id prefix (ingest, relay) or of any --prefix.",
+            "Kafka transactions of a job's transactional id prefix (a job that writes Kafka) or of any --prefix.",
             "An open one holds back the last stable offset of every partition it wrote to: read_committed readers (the next"
                     + " job, the sink) see nothing newer there until it ends - by its producer, at its timeout, or by 'abort'."
         })
@@ -36,7 +36,7 @@ final class TransactionsCommand extends KfpCommand {
         @Parameters(
                 arity = "0..1",
                 paramLabel = "JOB",
-                description = "ingest or relay: the prefix it runs with from its config")
+                description = "a job that writes Kafka: the prefix it runs with from its config")
         String job;
 
         @Option(
@@ -135,23 +135,29 @@ final class TransactionsCommand extends KfpCommand {
     }
 
     /**
-     * The prefix kfp transactions works on: exactly one of a job (ingest, relay; its config file)
-     * or a prefix given as it is.
+     * The prefix kfp transactions works on: exactly one of a job that writes Kafka (its config
+     * file) or a prefix given as it is.
      */
     String transactionalIdPrefix(String job, String config, String prefix) {
         if ((job == null) == (prefix == null)) {
             throw new KfpException(
-                    "name a job (ingest or relay) or give --prefix PREFIX, not "
+                    "name a job ("
+                            + String.join(", ", kafkaWriters())
+                            + ") or give --prefix PREFIX, not "
                             + (job == null ? "neither" : "both")
                             + ".");
         }
         if (prefix != null) {
             return prefix;
         }
-        DeployedJob deployed = DeployedJob.of(job);
-        if (deployed.name().equals("sink")) {
+        DeployedJob deployed = ctx().job(job);
+        if (!deployed.spec().writesKafka()) {
             throw new KfpException(
-                    "sink-job writes no Kafka transactions (it prints what it reads): use ingest or relay.");
+                    deployed.name()
+                            + " writes no Kafka topic, so no Kafka transactions: use a job that"
+                            + " does ("
+                            + String.join(", ", kafkaWriters())
+                            + ").");
         }
         Path file =
                 config == null
@@ -171,8 +177,10 @@ final class TransactionsCommand extends KfpCommand {
         }
         try (FlinkRest rest = ctx().rest()) {
             List<JobStatusMessage> jobs = rest.jobs();
-            for (String name : List.of("ingest", "relay")) {
-                DeployedJob deployed = DeployedJob.of(name);
+            for (DeployedJob deployed : ctx().jobs().all()) {
+                if (!deployed.spec().writesKafka()) {
+                    continue;
+                }
                 Path file = deployed.defaultConfig(ctx().settings());
                 if (!Files.isRegularFile(file)) {
                     continue;
@@ -185,5 +193,13 @@ final class TransactionsCommand extends KfpCommand {
             }
         }
         return running;
+    }
+
+    /** The jobs that write Kafka, whose prefixes kfp transactions can name. */
+    private List<String> kafkaWriters() {
+        return ctx().jobs().all().stream()
+                .filter(j -> j.spec().writesKafka())
+                .map(DeployedJob::name)
+                .toList();
     }
 }

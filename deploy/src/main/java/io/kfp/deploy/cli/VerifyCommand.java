@@ -1,16 +1,24 @@
 package io.kfp.deploy.cli;
 
+import io.kfp.common.entry.JobEndpoints;
+import io.kfp.common.kafka.KafkaSinkOptions;
+import io.kfp.common.kafka.SourceOptions;
 import io.kfp.deploy.KfpException;
+import io.kfp.deploy.job.DeployedJob;
 import io.kfp.ops.verify.CopyReport;
 import io.kfp.ops.verify.RelayVerifier;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 @TalksToCluster
 @Command(
@@ -18,8 +26,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Check that the output topic holds each record of the input exactly once, byte for byte;"
-                    + " run it once the relay has caught up. Exit code 0: clean, 1: not, 2: could not check.",
-            "Example: kfp verify --from lines --to relayed --since '30 min' (deploy/README.md has the rest)"
+                    + " run it once the job has caught up. Exit code 0: clean, 1: not, 2: could not check.",
+            "Example: kfp verify relay --since '30 min', or any two topics: kfp verify --from lines --to relayed"
         })
 final class VerifyCommand extends KfpCommand implements Callable<Integer> {
     /** As diff and cmp do: 1 when the output differs, 2 when it could not be checked. */
@@ -27,18 +35,23 @@ final class VerifyCommand extends KfpCommand implements Callable<Integer> {
 
     static final int CANNOT_VERIFY = 2;
 
+    @Parameters(
+            arity = "0..1",
+            paramLabel = "JOB",
+            description =
+                    "a job that copies (kfp jobs): its input and output topics from its config")
+    String job;
+
     @Option(
             names = "--from",
-            required = true,
             paramLabel = "TOPIC",
-            description = "the relay's input topic")
+            description = "the input topic (default: the job's)")
     String from;
 
     @Option(
             names = "--to",
-            required = true,
             paramLabel = "TOPIC",
-            description = "the relay's output topic")
+            description = "the output topic (default: the job's)")
     String to;
 
     @Option(
@@ -82,11 +95,17 @@ final class VerifyCommand extends KfpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (job != null) {
+            topicsOf(ctx().job(job));
+        } else if (from == null || to == null) {
+            throw new KfpException(
+                    "name a job that copies (kfp verify relay) or give --from TOPIC and --to TOPIC.");
+        }
         if (from.equals(to)) {
             throw new KfpException(
                     "--from and --to are both "
                             + from
-                            + ": name the relay's input and its output topic.");
+                            + ": name the job's input and its output topic.");
         }
         if (inMemory < 1 || examples < 0) {
             throw new KfpException(
@@ -162,6 +181,37 @@ final class VerifyCommand extends KfpCommand implements Callable<Integer> {
                                 + value
                                 + "' is neither an instant (2026-12-02T04:00:00Z) nor how long ago ('30 min').");
             }
+        }
+    }
+
+    /** --from and --to, where not given, from what {@code deployed} reads and writes. */
+    private void topicsOf(DeployedJob deployed) {
+        Path file = deployed.defaultConfig(ctx().settings());
+        Configuration config = deployed.settings(file, ctx().environment());
+        JobEndpoints endpoints = deployed.spec().endpoints(config);
+        if (!endpoints.copies()) {
+            throw new KfpException(
+                    deployed.name()
+                            + " does not copy its input unchanged as "
+                            + file
+                            + " configures it, so its output cannot be matched record by record"
+                            + " (a job says when it copies in its spec; the relay does unless"
+                            + " relay.transform is set). Give --from and --to to compare two"
+                            + " topics anyway.");
+        }
+        List<String> inputs = SourceOptions.topics(config);
+        if (from == null) {
+            if (inputs.size() != 1) {
+                throw new KfpException(
+                        deployed.name()
+                                + " reads "
+                                + SourceOptions.describeInput(config)
+                                + ": name the input topic to check with --from TOPIC.");
+            }
+            from = inputs.get(0);
+        }
+        if (to == null) {
+            to = config.get(KafkaSinkOptions.TOPIC);
         }
     }
 }

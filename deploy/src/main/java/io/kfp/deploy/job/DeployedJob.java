@@ -2,9 +2,10 @@ package io.kfp.deploy.job;
 
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
+import io.kfp.common.config.InvalidConfigurationException;
 import io.kfp.common.config.JobOptions;
-import io.kfp.common.kafka.KafkaClientOptions;
-import io.kfp.common.kafka.KafkaSinkOptions;
+import io.kfp.common.entry.JobEndpoints;
+import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
@@ -16,41 +17,18 @@ import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 
 /**
- * One of the jobs kfp deploys, by the name an operator types (ingest, relay, sink): its module, its
- * shaded jar, its config file {@code conf/jobs/NAME.yaml}, and the settings kfp itself reads from
- * that file (job name, topics) - read with the same loader the job's own main uses, so nested YAML
- * keys, Flink's key names and {@code KFP_*} variables mean what they mean to the job.
+ * One of the jobs kfp deploys (see {@link JobCatalog}), by the name an operator types: its module,
+ * its built jar, its spec, its config file {@code conf/jobs/NAME.yaml}, and its settings read from
+ * that file the way its own main reads them - the spec's groups and defaults, nested YAML keys,
+ * Flink's key names and {@code KFP_*} variables - and validated by the same rules.
  */
-public record DeployedJob(String name) {
-
-    public static final List<String> NAMES = List.of("ingest", "relay", "sink");
-
-    public static DeployedJob of(String name) {
-        if (!NAMES.contains(name)) {
-            throw new KfpException("unknown job '" + name + "': use ingest, relay or sink");
-        }
-        return new DeployedJob(name);
-    }
-
-    String module() {
-        return name + "-job";
-    }
-
-    Path jar(KfpSettings settings) {
-        return settings.repo()
-                .resolve(module())
-                .resolve("target")
-                .resolve(module() + "-" + settings.version() + "-job.jar");
-    }
+public record DeployedJob(String name, String module, Path jar, JobSpec spec) {
 
     public Path defaultConfig(KfpSettings settings) {
         return settings.home().resolve("conf").resolve("jobs").resolve(name + ".yaml");
     }
 
-    /**
-     * The job's settings from {@code file} and the environment, as its main would load them (not
-     * yet validated).
-     */
+    /** The job's validated settings from {@code file} and the environment, as its main has them. */
     public Configuration settings(Path file, Map<String, String> environment) {
         return settings(file, environment, List.of());
     }
@@ -63,28 +41,17 @@ public record DeployedJob(String name) {
         List<String> args =
                 new ArrayList<>(List.of("--" + ConfigLoader.CONFIG_FILE_FLAG, file.toString()));
         args.addAll(options);
-        ConfigLoader.Loaded loaded =
-                ConfigLoader.load(
-                        args.toArray(String[]::new),
-                        environment,
-                        Map.of(JobOptions.NAME.key(), module()),
-                        List.of(
-                                JobOptions.GROUP,
-                                KafkaClientOptions.GROUP,
-                                SourceOptions.GROUP,
-                                KafkaSinkOptions.GROUP));
-        if (!loaded.syntaxProblems().isEmpty()) {
+        try {
+            return spec.configuration(environment, args.toArray(String[]::new));
+        } catch (InvalidConfigurationException e) {
             throw new KfpException(
                     "cannot read the "
                             + name
                             + " job's config: "
-                            + loaded.syntaxProblems().stream()
+                            + e.problems().stream()
                                     .map(ConfigProblem::describe)
                                     .collect(Collectors.joining("; ")));
         }
-        // The values as written, not validated: fine for the string options kfp reads (names,
-        // topics, servers); an enum option read here would need ConfigValidator's spelling rules.
-        return Configuration.fromMap(loaded.raw().values());
     }
 
     /** The Flink job name it runs under (job.name). */
@@ -97,11 +64,16 @@ public record DeployedJob(String name) {
         return settings(file, environment, options).get(JobOptions.NAME);
     }
 
-    /** The topics it reads and writes. */
+    /** What it reads and writes under the settings in {@code file}. */
+    public JobEndpoints endpoints(Path file, Map<String, String> environment) {
+        return spec.endpoints(settings(file, environment));
+    }
+
+    /** The Kafka topics it reads and writes, to create. */
     public List<String> topics(Path file, Map<String, String> environment) {
         Configuration config = settings(file, environment);
         List<String> topics = new ArrayList<>(SourceOptions.topics(config));
-        config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(topics::add);
+        topics.addAll(spec.endpoints(config).outputTopics());
         return topics;
     }
 }

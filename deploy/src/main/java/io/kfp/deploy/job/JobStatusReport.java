@@ -119,11 +119,11 @@ public final class JobStatusReport {
         if (admin != null) {
             try {
                 List<String> topics = SourceOptions.topics(config);
-                if (!job.name().equals("ingest") && !topics.isEmpty()) {
+                if (job.spec().readsKafka() && !topics.isEmpty()) {
                     group = SourceOptions.groupId(config);
                     lag = ConsumerLag.of(admin, client, group, topics);
                 }
-                if (!job.name().equals("sink")) {
+                if (job.spec().writesKafka()) {
                     prefix = KafkaTransactions.idsOf(config);
                     transactions = new KafkaTransactions(admin, out).list(prefix, false);
                 }
@@ -262,11 +262,10 @@ public final class JobStatusReport {
     public static Screen gatherAll(KfpContext kfp, List<String> jobs) {
         List<DeployedJob> which =
                 jobs.isEmpty()
-                        ? DeployedJob.NAMES.stream()
-                                .map(DeployedJob::of)
+                        ? kfp.jobs().all().stream()
                                 .filter(j -> Files.isRegularFile(j.defaultConfig(kfp.settings())))
                                 .toList()
-                        : jobs.stream().map(DeployedJob::of).toList();
+                        : jobs.stream().map(kfp::job).toList();
         List<View> views = new ArrayList<>();
         FlinkRest rest = kfp.cluster().anyJobManagerAnswers() ? kfp.rest() : null;
         try (Admin admin = Topics.admin(kfp.settings(), KAFKA_TIMEOUT)) {

@@ -1,5 +1,6 @@
 package io.kfp.deploy.job;
 
+import io.kfp.common.config.JobOptions;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.preflight.PreflightOptions;
 import io.kfp.deploy.KfpException;
@@ -9,6 +10,7 @@ import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.cluster.SubmittedJobId;
 import io.kfp.deploy.kafka.AclGrant;
 import io.kfp.deploy.kafka.KafkaSecurity;
+import io.kfp.deploy.kafka.Topics;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,6 +26,7 @@ import java.util.function.UnaryOperator;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
 
 /**
@@ -57,17 +60,20 @@ public final class JobSubmitter {
 
     private final KfpSettings settings;
     private final FlinkCluster cluster;
+    private final JobCatalog jobs;
     private final Map<String, String> environment;
     private final PrintStream out;
     private final PrintStream err;
 
     public JobSubmitter(
             KfpSettings settings,
+            JobCatalog jobs,
             FlinkCluster cluster,
             Map<String, String> environment,
             PrintStream out,
             PrintStream err) {
         this.settings = settings;
+        this.jobs = jobs;
         this.cluster = cluster;
         this.environment = environment;
         this.out = out;
@@ -157,8 +163,13 @@ public final class JobSubmitter {
     /** Submits detached; prints and returns the job id. */
     public String submit(DeployedJob job, List<String> userArgs) {
         Path jar = builtJar(job);
+        if (!settings.externalKafka() && settings.kafkaSecurity().enabled()) {
+            settings.kafkaSecurity().ensureUser(job.name(), () -> Topics.admin(settings));
+        }
         Submission submission = plan(job, userArgs);
-        String name = job.jobName(submission.config(), environment, submission.args());
+        Configuration config = job.settings(submission.config(), environment, submission.args());
+        refuseConflicts(job, config);
+        String name = config.get(JobOptions.NAME);
         try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
             FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
         }
@@ -303,8 +314,35 @@ public final class JobSubmitter {
         }
     }
 
+    /**
+     * Refuses {@code job} under {@code config} when it would share a consumer group, a
+     * transactional-id prefix or an output topic with another job as its config file has it.
+     */
+    private void refuseConflicts(DeployedJob job, Configuration config) {
+        List<JobOwnership.Declared> others = new ArrayList<>();
+        for (DeployedJob other : jobs.all()) {
+            Path file = other.defaultConfig(settings);
+            if (!other.name().equals(job.name()) && Files.isRegularFile(file)) {
+                others.add(
+                        new JobOwnership.Declared(
+                                other.name(), other.endpoints(file, environment)));
+            }
+        }
+        List<String> conflicts =
+                JobOwnership.conflicts(
+                        new JobOwnership.Declared(job.name(), job.spec().endpoints(config)),
+                        others);
+        if (!conflicts.isEmpty()) {
+            throw new KfpException(
+                    job.name()
+                            + " was not submitted, it would clash with another job as"
+                            + " deploy/conf/jobs/ configures it: "
+                            + String.join(" ", conflicts));
+        }
+    }
+
     private Path builtJar(DeployedJob job) {
-        Path jar = job.jar(settings);
+        Path jar = job.jar();
         if (!Files.isRegularFile(jar)) {
             throw new KfpException(jar + " is missing: run 'kfp build' first.");
         }

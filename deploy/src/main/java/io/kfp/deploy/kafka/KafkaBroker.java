@@ -4,6 +4,7 @@ import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Topology;
+import io.kfp.deploy.job.JobCatalog;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -74,7 +75,9 @@ public final class KafkaBroker {
                                     + " Stop it ('kfp kafka stop') and remove that directory (its topics go with it), or use another KFP_RUN_DIR.");
                 }
             }
-            security.create(hosts.stream().map(KfpSettings::address).toList());
+            security.create(
+                    hosts.stream().map(KfpSettings::address).toList(),
+                    KafkaSecurity.users(JobCatalog.jobNames(settings.repo())));
         }
         String clusterId = clusterId();
         for (int i = 0; i < hosts.size(); i++) {
@@ -100,7 +103,8 @@ public final class KafkaBroker {
         if (security.enabled()) {
             out.println(
                     "  SASL_SSL, SCRAM users "
-                            + String.join(", ", KafkaSecurity.users())
+                            + String.join(
+                                    ", ", KafkaSecurity.users(JobCatalog.jobNames(settings.repo())))
                             + " (passwords in "
                             + security.dir().resolve("users")
                             + "), ACLs enforced: grant each job its own with 'kfp acls JOB --grant'."
@@ -267,7 +271,9 @@ public final class KafkaBroker {
                     List.of(
                             StorageFormat.class.getName(),
                             settings.run().toString(),
-                            String.join(",", KafkaSecurity.users())));
+                            String.join(
+                                    ",",
+                                    KafkaSecurity.users(JobCatalog.jobNames(settings.repo())))));
         } else {
             command.add("kafka.tools.StorageTool");
         }

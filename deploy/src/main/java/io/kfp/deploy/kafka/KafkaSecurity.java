@@ -2,7 +2,6 @@ package io.kfp.deploy.kafka;
 
 import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.KfpException;
-import io.kfp.deploy.job.DeployedJob;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -15,7 +14,15 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.provider.FileConfigProvider;
@@ -29,11 +36,11 @@ import org.apache.kafka.common.security.scram.ScramLoginModule;
  *
  * <ul>
  *   <li>a throw-away CA ({@code ca.crt}, its key deleted) and the broker certificate it signed;
- *   <li>one SCRAM user per job ({@code ingest}, {@code relay}, {@code sink}) and {@code admin}, the
- *       super user kfp itself uses, each with a random password in {@code users/NAME.properties}
- *       ({@code sasl.jaas.config=...}), which clients read through Kafka's FileConfigProvider
- *       ({@code ${file:PATH:sasl.jaas.config}}): no password on a command line, in a job's YAML or
- *       in a log;
+ *   <li>one SCRAM user per job (its kfp name: {@code relay}, ...) and {@code admin}, the super user
+ *       kfp itself uses, each with a random password in {@code users/NAME.properties} ({@code
+ *       sasl.jaas.config=...}), which clients read through Kafka's FileConfigProvider ({@code
+ *       ${file:PATH:sasl.jaas.config}}): no password on a command line, in a job's YAML or in a
+ *       log;
  *   <li>{@code admin.properties}: the admin's client settings, for kfp and for Kafka's own tools
  *       ({@code kafka-acls.sh --command-config}).
  * </ul>
@@ -44,6 +51,9 @@ public final class KafkaSecurity {
 
     static final String MECHANISM = "SCRAM-SHA-512";
     static final String ADMIN = "admin";
+
+    /** SCRAM iterations of a user made on a running broker: StorageTool's default at format. */
+    private static final int ITERATIONS = 4096;
 
     /**
      * The super users: kfp's admin, and the brokers themselves towards the controllers (their
@@ -82,18 +92,61 @@ public final class KafkaSecurity {
         return dir.resolve("broker.secret");
     }
 
-    /** kfp's admin user and every job's user: the SCRAM users made at format time. */
-    public static List<String> users() {
+    /**
+     * kfp's admin user and a user per job of {@code jobs}: the SCRAM users made at format time. A
+     * job added later gets its user when first submitted ({@link #ensureUser}).
+     */
+    public static List<String> users(List<String> jobs) {
         List<String> users = new ArrayList<>(List.of(ADMIN));
-        users.addAll(DeployedJob.NAMES);
+        users.addAll(jobs);
         return users;
+    }
+
+    /**
+     * Makes {@code user} on the running broker if it has no password file yet - a job added after
+     * the storage was formatted - through {@code admin}, kfp's super user.
+     */
+    public void ensureUser(String user, Supplier<Admin> admin) {
+        if (Files.exists(userFile(user))) {
+            return;
+        }
+        String password = randomPassword();
+        try (Admin client = admin.get()) {
+            client.alterUserScramCredentials(
+                            List.of(
+                                    new UserScramCredentialUpsertion(
+                                            user,
+                                            new ScramCredentialInfo(
+                                                    ScramMechanism.fromMechanismName(MECHANISM),
+                                                    ITERATIONS),
+                                            password)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            writeSecret(
+                    userFile(user),
+                    SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, password) + "\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KfpException("interrupted while making the Kafka user " + user);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KfpException(
+                    "cannot make the Kafka user "
+                            + user
+                            + " on the secure broker: "
+                            + e.getMessage()
+                            + " (is the broker up? kfp kafka status)",
+                    KfpException.FAILED,
+                    e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
      * Makes the certificates (valid for {@code addresses}, one year) and a random password per
      * user. Only into an empty place: the users must match the storage they are formatted into.
      */
-    void create(List<String> addresses) {
+    void create(List<String> addresses, List<String> users) {
         try {
             if (Files.exists(dir)) {
                 throw new KfpException(
@@ -107,7 +160,7 @@ public final class KafkaSecurity {
             TlsCertificates certificates =
                     TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
             writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
-            for (String user : users()) {
+            for (String user : users) {
                 writeSecret(
                         userFile(user),
                         SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");

@@ -2,6 +2,7 @@ package io.kfp.deploy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.entry.JobProvider;
 import io.kfp.deploy.kafka.KafkaTransactions;
 import io.kfp.deploy.lab.drill.Fault;
 import java.io.ByteArrayOutputStream;
@@ -57,6 +58,7 @@ class KfpCommandLineTest {
         for (String command :
                 List.of(
                         "build",
+                        "jobs",
                         "kafka",
                         "cluster",
                         "taskmanager",
@@ -149,12 +151,43 @@ class KfpCommandLineTest {
     }
 
     @Test
+    void jobsListsEveryJobAsItsSpecAndConfigDeclareIt() {
+        Result jobs = kfp("jobs");
+        assertThat(jobs.exit()).as(jobs.err()).isZero();
+        List<String> rows = jobs.out().lines().map(l -> l.replaceAll(" {2,}", " | ")).toList();
+        assertThat(rows.get(0))
+                .isEqualTo(
+                        "JOB | OWNER | READS | WRITES | GUARANTEE | CONSUMER GROUP | TRANSACTIONAL IDS");
+        assertThat(rows)
+                .contains(
+                        "ingest | platform | sockets localhost:9999 | lines | at-least-once | - | -",
+                        "relay | platform | lines | relayed | exactly-once | kfp.relay-job.default"
+                                + " | kfp.relay-job.default-*",
+                        "sink | platform | relayed | stdout | at-least-once | kfp.sink-job.default | -");
+    }
+
+    @Test
+    void aJobThatWouldWriteAnotherJobsTopicIsNotSubmitted() {
+        Result r = kfp("submit", "relay", "--sink.topic", "lines");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err())
+                .contains(
+                        "relay was not submitted, it would clash with another job as"
+                                + " deploy/conf/jobs/ configures it: relay and ingest both write"
+                                + " topic lines (sink.topic)",
+                        "set sink.shared-topic: true in both jobs' configs");
+    }
+
+    @Test
     void anUnknownJobIsNamed() {
         Result r = kfp("submit", "relai");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err())
                 .isEqualTo(
-                        "kfp: unknown job 'relai': use ingest, relay or sink"
+                        "kfp: unknown job 'relai': the jobs are ingest, relay, sink (kfp jobs lists"
+                                + " them; a job is a module of pom.xml with"
+                                + " META-INF/services/io.kfp.common.entry.JobProvider in its"
+                                + " resources)."
                                 + System.lineSeparator());
     }
 
@@ -163,13 +196,16 @@ class KfpCommandLineTest {
         Result neither = kfp("transactions", "list");
         assertThat(neither.exit()).isEqualTo(2);
         assertThat(neither.err())
-                .contains("name a job (ingest or relay) or give --prefix PREFIX, not neither");
+                .contains("name a job (ingest, relay) or give --prefix PREFIX, not neither");
         Result both = kfp("transactions", "abort", "relay", "--prefix", "kfp.relay-job.");
         assertThat(both.exit()).isEqualTo(2);
         assertThat(both.err()).contains("not both");
         Result sink = kfp("transactions", "list", "sink");
         assertThat(sink.exit()).isEqualTo(2);
-        assertThat(sink.err()).contains("sink-job writes no Kafka transactions");
+        assertThat(sink.err())
+                .contains(
+                        "sink writes no Kafka topic, so no Kafka transactions: use a job that does"
+                                + " (ingest, relay).");
         Result age = kfp("transactions", "abort", "relay", "--older-than", "soon");
         assertThat(age.exit()).isEqualTo(2);
         assertThat(age.err()).contains("--older-than 'soon' is not a duration");
@@ -193,7 +229,15 @@ class KfpCommandLineTest {
                         "--since 'yesterday' is neither an instant (2026-12-02T04:00:00Z) nor how long ago ('30 min')");
         Result missing = kfp("verify", "--from", "lines");
         assertThat(missing.exit()).isEqualTo(2);
-        assertThat(missing.err()).contains("Missing required option: '--to=TOPIC'");
+        assertThat(missing.err())
+                .contains(
+                        "name a job that copies (kfp verify relay) or give --from TOPIC and --to"
+                                + " TOPIC.");
+        Result sink = kfp("verify", "sink");
+        assertThat(sink.exit()).isEqualTo(2);
+        assertThat(sink.err())
+                .contains("sink does not copy its input unchanged as ")
+                .contains("Give --from and --to to compare two topics anyway.");
         assertThat(VerifyCommand.instant("--since", "2026-12-02T04:00:00Z", 0))
                 .isEqualTo(1_796_184_000_000L);
         assertThat(VerifyCommand.instant("--since", "30 min", 1_800_000)).isZero();
@@ -250,8 +294,9 @@ class KfpCommandLineTest {
                         "@not-a-file");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err())
+                .contains("the relay job is not built (")
                 .contains("relay-job-")
-                .contains("-job.jar is missing: run 'kfp build' first.");
+                .contains("-job.jar is missing): run deploy/bin/kfp build.");
     }
 
     @Test
@@ -262,14 +307,23 @@ class KfpCommandLineTest {
                 .isEqualTo("kfp: not built yet: run 'kfp build' first." + System.lineSeparator());
     }
 
-    /** kfp with a deploy directory of its own (conf/ copied, nothing built). */
+    /**
+     * kfp with a deploy directory of its own in a repository of its own (the pom's modules and
+     * conf/ copied, nothing built).
+     */
     private Result kfpIn(Path home, String... args) {
         try {
             Files.createDirectories(home.resolve("conf/jobs"));
+            Path repo = HOME.getParent();
+            Files.copy(repo.resolve("pom.xml"), home.getParent().resolve("pom.xml"));
             for (String job : List.of("ingest", "relay", "sink")) {
                 Files.copy(
                         HOME.resolve("conf/jobs/" + job + ".yaml"),
                         home.resolve("conf/jobs/" + job + ".yaml"));
+                Path services =
+                        Path.of(job + "-job", "src/main/resources", JobProvider.SERVICE_FILE);
+                Files.createDirectories(home.getParent().resolve(services).getParent());
+                Files.copy(repo.resolve(services), home.getParent().resolve(services));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.deploy.KfpException;
-import io.kfp.deploy.KfpSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,13 +23,13 @@ class DeployedJobTest {
 
     @Test
     void theShippedConfigsNameTheirTopicsAndJobs() {
-        assertThat(DeployedJob.of("ingest").topics(SHIPPED.resolve("ingest.yaml"), Map.of()))
+        assertThat(TestJobs.of("ingest").topics(SHIPPED.resolve("ingest.yaml"), Map.of()))
                 .containsExactly("lines");
-        assertThat(DeployedJob.of("relay").topics(SHIPPED.resolve("relay.yaml"), Map.of()))
+        assertThat(TestJobs.of("relay").topics(SHIPPED.resolve("relay.yaml"), Map.of()))
                 .containsExactly("lines", "relayed");
-        assertThat(DeployedJob.of("sink").topics(SHIPPED.resolve("sink.yaml"), Map.of()))
+        assertThat(TestJobs.of("sink").topics(SHIPPED.resolve("sink.yaml"), Map.of()))
                 .containsExactly("relayed");
-        assertThat(DeployedJob.of("relay").jobName(SHIPPED.resolve("relay.yaml"), Map.of()))
+        assertThat(TestJobs.of("relay").jobName(SHIPPED.resolve("relay.yaml"), Map.of()))
                 .isEqualTo("relay-job");
     }
 
@@ -38,7 +38,7 @@ class DeployedJobTest {
         Path config = dir.resolve("relay.yaml");
         Files.writeString(
                 config, "source:\n  topics: [orders, refunds]\nsink:\n  topic: all-payments\n");
-        DeployedJob relay = DeployedJob.of("relay");
+        DeployedJob relay = TestJobs.of("relay");
         assertThat(relay.topics(config, Map.of()))
                 .containsExactly("orders", "refunds", "all-payments");
         assertThat(relay.jobName(config, Map.of()))
@@ -54,7 +54,7 @@ class DeployedJobTest {
     void anUnreadableConfigIsReportedWithTheLoadersMessage() throws Exception {
         Path config = dir.resolve("broken.yaml");
         Files.writeString(config, "source: [unclosed\n");
-        assertThatThrownBy(() -> DeployedJob.of("relay").topics(config, Map.of()))
+        assertThatThrownBy(() -> TestJobs.of("relay").topics(config, Map.of()))
                 .isInstanceOf(KfpException.class)
                 .hasMessageContaining(
                         "cannot read the relay job's config: --config = \"" + config + "\"")
@@ -62,11 +62,48 @@ class DeployedJobTest {
     }
 
     @Test
-    void theJarCarriesTheProjectVersion() {
-        KfpSettings settings = KfpSettings.from(Map.of(), Path.of("/r/deploy"), Path.of("/r"));
-        assertThat(DeployedJob.of("sink").jar(settings).toString())
-                .isEqualTo("/r/sink-job/target/sink-job-" + settings.version() + "-job.jar");
-        assertThatThrownBy(() -> DeployedJob.of("window"))
-                .hasMessage("unknown job 'window': use ingest, relay or sink");
+    void theSpecSaysWhatItReadsAndWritesUnderItsConfig() {
+        DeployedJob relay = TestJobs.of("relay");
+        var endpoints = relay.endpoints(SHIPPED.resolve("relay.yaml"), Map.of());
+        assertThat(endpoints.inputs()).containsExactly("lines");
+        assertThat(endpoints.outputTopics()).containsExactly("relayed");
+        assertThat(endpoints.consumerGroup()).isEqualTo("kfp.relay-job.default");
+        assertThat(endpoints.transactionalIdPrefix()).isEqualTo("kfp.relay-job.default");
+        assertThat(endpoints.copies()).as("kfp verify relay can match it").isTrue();
+        var counting =
+                relay.spec()
+                        .endpoints(
+                                relay.settings(
+                                        SHIPPED.resolve("relay.yaml"),
+                                        Map.of(),
+                                        List.of(
+                                                "--relay.transform",
+                                                "window-count",
+                                                "--relay.late-topic",
+                                                "late")));
+        assertThat(counting.outputTopics())
+                .as("the relay's late-record topic is an output too")
+                .containsExactly("relayed", "late");
+        assertThat(counting.copies()).as("counts are no copies").isFalse();
+        var ingest = TestJobs.of("ingest").endpoints(SHIPPED.resolve("ingest.yaml"), Map.of());
+        assertThat(ingest.inputs()).containsExactly("sockets localhost:9999");
+        assertThat(ingest.consumerGroup()).isNull();
+        assertThat(ingest.transactionalIdPrefix())
+                .as("at-least-once by default: no transactions")
+                .isNull();
+        var sink = TestJobs.of("sink").endpoints(SHIPPED.resolve("sink.yaml"), Map.of());
+        assertThat(sink.prints()).isTrue();
+        assertThat(sink.outputTopics()).isEmpty();
+    }
+
+    @Test
+    void anInvalidSettingIsReportedAsTheJobWouldReportIt() throws Exception {
+        Path config = dir.resolve("relay.yaml");
+        Files.writeString(
+                config, "source.topics: in\nsink.topic: out\nsink.delivery-guarantee: twice\n");
+        assertThatThrownBy(() -> TestJobs.of("relay").settings(config, Map.of()))
+                .isInstanceOf(KfpException.class)
+                .hasMessageContaining("cannot read the relay job's config: ")
+                .hasMessageContaining("sink.delivery-guarantee");
     }
 }

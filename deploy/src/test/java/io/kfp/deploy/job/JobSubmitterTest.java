@@ -19,8 +19,8 @@ class JobSubmitterTest {
 
     static JobSubmitter.Submission plan(Map<String, String> env, String job, String... args) {
         KfpSettings settings = KfpSettings.from(env, HOME, CALLER);
-        return new JobSubmitter(settings, null, env, System.out, System.err)
-                .plan(DeployedJob.of(job), List.of(args));
+        return new JobSubmitter(settings, null, null, env, System.out, System.err)
+                .plan(TestJobs.of(job), List.of(args));
     }
 
     @Test

@@ -22,7 +22,8 @@ class KafkaSecurityTest {
             throws Exception {
         KafkaSecurity security = new KafkaSecurity(run);
         assertThat(security.enabled()).isFalse();
-        security.create(List.of("127.0.0.1"));
+        security.create(
+                List.of("127.0.0.1"), KafkaSecurity.users(List.of("ingest", "relay", "sink")));
         assertThat(security.enabled()).isTrue();
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(security.dir())))
                 .isEqualTo("rwx------");
@@ -56,7 +57,8 @@ class KafkaSecurityTest {
                 .containsExactly(
                         "--add-scram",
                         "SCRAM-SHA-512=[name=relay,password=" + password(security, "relay") + "]");
-        assertThatThrownBy(() -> new KafkaSecurity(run).create(List.of("127.0.0.1")))
+        assertThatThrownBy(
+                        () -> new KafkaSecurity(run).create(List.of("127.0.0.1"), List.of("admin")))
                 .as("made once: users must match the storage they were formatted into")
                 .hasMessageContaining("remove it (and the broker's data) to start over");
     }

@@ -3,7 +3,6 @@ package io.kfp.deploy.lab.drill;
 import io.kfp.deploy.KfpContext;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.FlinkRest;
-import io.kfp.deploy.job.DeployedJob;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
@@ -82,12 +81,12 @@ final class DrillRelay {
         if (restoreFrom == null && kfp.settings().kafkaSecurity().enabled()) {
             // On the secure brokers the relay logs in as User:relay: it gets exactly what this
             // run's topics and prefix need.
-            kfp.submitter().grantAcls(DeployedJob.of("relay"), args, "User:relay");
+            kfp.submitter().grantAcls(kfp.job("relay"), args, "User:relay");
         }
         if (restoreFrom != null) {
             args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
         }
-        kfp.submitter().submit(DeployedJob.of("relay"), args);
+        kfp.submitter().submit(kfp.job("relay"), args);
     }
 
     /**
