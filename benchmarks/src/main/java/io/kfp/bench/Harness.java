@@ -1,7 +1,7 @@
 package io.kfp.bench;
 
 import com.sun.management.OperatingSystemMXBean;
-import io.kfp.embedded.EmbeddedKafka;
+import io.kfp.testkit.EmbeddedKafka;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;

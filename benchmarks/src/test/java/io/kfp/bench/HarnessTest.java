@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kfp.bench.Harness.Sample;
-import io.kfp.embedded.EmbeddedKafka;
+import io.kfp.testkit.EmbeddedKafka;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;

@@ -12,6 +12,8 @@ import io.kfp.common.kafka.SourceOptions;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.EmbeddedKafka;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import io.kfp.ingest.IngestJob;
 import io.kfp.ops.offsets.ConsumerLag;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.SinkJob;
+import io.kfp.testkit.EmbeddedKafka;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

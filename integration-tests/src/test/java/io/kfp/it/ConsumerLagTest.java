@@ -3,6 +3,8 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.ops.offsets.ConsumerLag;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +100,7 @@ class ConsumerLagTest {
         for (int i = 0; i < ConsumerLag.COUNTED + 5; i++) {
             records.add(new ProducerRecord<>(topic, bytes("k"), bytes("v")));
         }
-        Topics.produce(KAFKA.bootstrapServers(), records);
+        KafkaTopics.produce(KAFKA.bootstrapServers(), records);
         commit("lag-long-group", new TopicPartition(topic, 0), 0);
         assertThat(lag("lag-long-group", topic))
                 .singleElement()
@@ -120,7 +122,7 @@ class ConsumerLagTest {
     private static void awaitStable(TopicPartition tp, long offset) throws Exception {
         CommonTestUtils.waitUtil(
                 () ->
-                        Topics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true)
+                        KafkaTopics.endOffsets(KAFKA.bootstrapServers(), tp.topic(), true)
                                         .get(tp.partition())
                                 == offset,
                 Duration.ofSeconds(30),

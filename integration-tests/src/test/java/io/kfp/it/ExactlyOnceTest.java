@@ -3,10 +3,12 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.ops.verify.CopyReport;
 import io.kfp.ops.verify.RelayVerifier;
 import io.kfp.relay.RelayJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -75,12 +77,14 @@ class ExactlyOnceTest {
         run.startWithFailures();
         run.cancelAndRestore(
                 cluster,
-                () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
+                () ->
+                        Audit.of(KafkaTopics.readAll(bootstrap(), run.output, true)).distinct
+                                >= RECORDS);
 
         List<ConsumerRecord<byte[], byte[]>> committed =
-                Topics.readAll(bootstrap(), run.output, true);
+                KafkaTopics.readAll(bootstrap(), run.output, true);
         List<ConsumerRecord<byte[], byte[]>> everything =
-                Topics.readAll(bootstrap(), run.output, false);
+                KafkaTopics.readAll(bootstrap(), run.output, false);
         Audit audit = Audit.of(committed);
         long aborted = everything.size() - committed.size();
         OUT.printf(
@@ -125,10 +129,10 @@ class ExactlyOnceTest {
         run.startWithFailures();
         run.cancelAndRestore(
                 cluster,
-                () -> sumOfCounts(Topics.readAll(bootstrap(), run.output, true)) >= RECORDS);
+                () -> sumOfCounts(KafkaTopics.readAll(bootstrap(), run.output, true)) >= RECORDS);
 
         List<ConsumerRecord<byte[], byte[]>> committed =
-                Topics.readAll(bootstrap(), run.output, true);
+                KafkaTopics.readAll(bootstrap(), run.output, true);
         long total = 0;
         Set<String> keyWindows = new HashSet<>();
         int repeated = 0;
@@ -168,10 +172,12 @@ class ExactlyOnceTest {
         run.produceInput();
         run.startWithFailures();
         run.awaitOutput(
-                () -> Audit.of(Topics.readAll(bootstrap(), run.output, true)).distinct >= RECORDS);
+                () ->
+                        Audit.of(KafkaTopics.readAll(bootstrap(), run.output, true)).distinct
+                                >= RECORDS);
         run.first.cancel().get(1, TimeUnit.MINUTES);
 
-        Audit audit = Audit.of(Topics.readAll(bootstrap(), run.output, true));
+        Audit audit = Audit.of(KafkaTopics.readAll(bootstrap(), run.output, true));
         OUT.printf(
                 "at-least-once relay: records=%d, failures injected=%d, received=%d, missing=%d, duplicates=%d%n",
                 RECORDS, run.plan.failuresInjected(), audit.received, audit.gaps, audit.duplicates);
@@ -267,7 +273,7 @@ class ExactlyOnceTest {
                                 ("key-" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
                                 ("seq-" + i).getBytes(StandardCharsets.UTF_8)));
             }
-            Topics.produce(bootstrap(), records);
+            KafkaTopics.produce(bootstrap(), records);
         }
 
         /**
@@ -285,7 +291,7 @@ class ExactlyOnceTest {
                                 "flush".getBytes(StandardCharsets.UTF_8),
                                 "seq--1".getBytes(StandardCharsets.UTF_8)));
             }
-            Topics.produce(bootstrap(), flush);
+            KafkaTopics.produce(bootstrap(), flush);
         }
 
         JobClient submit(List<String> jobArgs) {
@@ -370,8 +376,8 @@ class ExactlyOnceTest {
                         Duration.ofMillis(100),
                         "the relay to finish the topic");
             } catch (TimeoutException timeout) {
-                Audit in = Audit.of(Topics.readAll(bootstrap(), input, true));
-                Audit out = Audit.of(Topics.readAll(bootstrap(), output, true));
+                Audit in = Audit.of(KafkaTopics.readAll(bootstrap(), input, true));
+                Audit out = Audit.of(KafkaTopics.readAll(bootstrap(), output, true));
                 throw new AssertionError(
                         "timed out waiting for "
                                 + timeout.getMessage()

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.embedded.EmbeddedFlink;
-import io.kfp.embedded.EmbeddedKafka;
 import io.kfp.embedded.ListeningSockets;
+import io.kfp.testkit.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.test.junit5.MiniClusterExtension;

@@ -3,8 +3,10 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,7 +106,7 @@ class LostTransactionTest {
                 states ->
                         !states.isEmpty() && states.stream().noneMatch(LostTransactionTest::open));
         List<ConsumerRecord<byte[], byte[]>> before =
-                Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true);
+                KafkaTopics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true);
 
         String failure = failureOf(resume(aborted));
         assertThat(failure)
@@ -112,7 +114,7 @@ class LostTransactionTest {
                 .contains("was aborted by the broker")
                 .contains("sink.transaction-timeout (72 s)")
                 .contains("--sink.lost-transactions accept");
-        assertThat(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true))
+        assertThat(KafkaTopics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true))
                 .as("nothing written past the gap")
                 .hasSameSizeAs(before);
 
@@ -121,11 +123,11 @@ class LostTransactionTest {
         JobClient accepted = resume(aborted, "--sink.lost-transactions", "accept");
         awaitCaughtUp(aborted, accepted);
         List<String> committed =
-                values(Topics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true));
+                values(KafkaTopics.readAll(KAFKA.bootstrapServers(), aborted.name + "-out", true));
         Set<String> written =
                 new HashSet<>(
                         values(
-                                Topics.readAll(
+                                KafkaTopics.readAll(
                                         KAFKA.bootstrapServers(), aborted.name + "-out", false)));
         Set<String> missing = new HashSet<>(aborted.input);
         missing.removeAll(committed);
@@ -164,7 +166,7 @@ class LostTransactionTest {
             @InjectClusterClient ClusterClient<?> cluster) throws Exception {
         String name = "lt-pooling";
         KAFKA.kafka().createTopics(2, name + "-in", name + "-out");
-        Topics.produce(
+        KafkaTopics.produce(
                 KAFKA.bootstrapServers(),
                 List.of(
                         new ProducerRecord<>(
@@ -173,7 +175,9 @@ class LostTransactionTest {
                                 name + "-in", 1, null, "b".getBytes(StandardCharsets.UTF_8))));
         JobClient pooling = relay(name, "--sink.transaction-naming", "pooling");
         CommonTestUtils.waitUtil(
-                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 2,
+                () ->
+                        KafkaTopics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size()
+                                == 2,
                 Duration.ofMinutes(1),
                 Duration.ofMillis(100),
                 name + ": both records relayed");
@@ -196,13 +200,15 @@ class LostTransactionTest {
                         savepoint,
                         "--sink.transaction-naming",
                         "pooling");
-        Topics.produce(
+        KafkaTopics.produce(
                 KAFKA.bootstrapServers(),
                 List.of(
                         new ProducerRecord<>(
                                 name + "-in", 0, null, "c".getBytes(StandardCharsets.UTF_8))));
         CommonTestUtils.waitUtil(
-                () -> Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size() == 3,
+                () ->
+                        KafkaTopics.readAll(KAFKA.bootstrapServers(), name + "-out", true).size()
+                                == 3,
                 Duration.ofMinutes(1),
                 Duration.ofMillis(100),
                 name + ": resumed with pooling, the next record relayed");
@@ -222,7 +228,9 @@ class LostTransactionTest {
             // At least one checkpoint committed, so the savepoint's transaction is not the job's
             // first.
             CommonTestUtils.waitUtil(
-                    () -> !Topics.readAll(KAFKA.bootstrapServers(), name + "-out", true).isEmpty(),
+                    () ->
+                            !KafkaTopics.readAll(KAFKA.bootstrapServers(), name + "-out", true)
+                                    .isEmpty(),
                     Duration.ofMinutes(1),
                     Duration.ofMillis(100),
                     name + ": first committed output");
@@ -244,7 +252,8 @@ class LostTransactionTest {
 
     /** Sequence numbers as values, about 500 a second over both partitions, until told to stop. */
     private static void produceUntil(AtomicBoolean stop, String topic, Set<String> sent) {
-        try (KafkaProducer<byte[], byte[]> producer = Topics.producer(KAFKA.bootstrapServers())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                KafkaTopics.producer(KAFKA.bootstrapServers())) {
             for (int i = 0; !stop.get(); i++) {
                 String value = String.valueOf(i);
                 producer.send(
@@ -346,7 +355,7 @@ class LostTransactionTest {
     /** The relay has read every input record and committed its offsets with a checkpoint. */
     private static void awaitCaughtUp(Stopped stopped, JobClient job) throws Exception {
         Map<Integer, Long> end =
-                Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
+                KafkaTopics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-in", false);
         CommonTestUtils.waitUtil(
                 () -> {
                     assertThat(status(job).isGloballyTerminalState())
@@ -381,9 +390,10 @@ class LostTransactionTest {
         // is open.
         CommonTestUtils.waitUtil(
                 () ->
-                        Topics.endOffsets(KAFKA.bootstrapServers(), stopped.name + "-out", true)
+                        KafkaTopics.endOffsets(
+                                        KAFKA.bootstrapServers(), stopped.name + "-out", true)
                                 .equals(
-                                        Topics.endOffsets(
+                                        KafkaTopics.endOffsets(
                                                 KAFKA.bootstrapServers(),
                                                 stopped.name + "-out",
                                                 false)),

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +57,7 @@ class OffsetsTest {
                             null,
                             String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
         }
-        Topics.produce(KAFKA.bootstrapServers(), records);
+        KafkaTopics.produce(KAFKA.bootstrapServers(), records);
     }
 
     private static JobClient relay(String topic, String... extra) {
@@ -103,7 +105,7 @@ class OffsetsTest {
     private static List<String> output(String topic) {
         List<String> values = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r :
-                Topics.readAll(KAFKA.bootstrapServers(), topic + "-out", true)) {
+                KafkaTopics.readAll(KAFKA.bootstrapServers(), topic + "-out", true)) {
             values.add(new String(r.value(), StandardCharsets.UTF_8));
         }
         return values;
@@ -235,7 +237,7 @@ class OffsetsTest {
                             null,
                             String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
         }
-        Topics.produce(KAFKA.bootstrapServers(), more);
+        KafkaTopics.produce(KAFKA.bootstrapServers(), more);
         try (Admin admin = KAFKA.kafka().admin()) {
             admin.deleteRecords(
                             Map.of(new TopicPartition("rt", 0), RecordsToDelete.beforeOffset(400)))

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
 import io.kfp.sink.ConsoleSink;
 import io.kfp.sink.SinkJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -179,7 +181,7 @@ class PipelineTest {
     private static List<String> values(String topic) {
         List<String> values = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r :
-                Topics.readAll(KAFKA.bootstrapServers(), topic, true)) {
+                KafkaTopics.readAll(KAFKA.bootstrapServers(), topic, true)) {
             values.add(new String(r.value(), StandardCharsets.UTF_8));
         }
         return values;
@@ -247,7 +249,7 @@ class PipelineTest {
                     "--ingest.bounded",
                     "false");
             // Binary records produced straight to topic A must be relayed byte for byte.
-            Topics.produce(
+            KafkaTopics.produce(
                     KAFKA.bootstrapServers(),
                     List.of(
                             new ProducerRecord<>(
@@ -275,7 +277,7 @@ class PipelineTest {
                     "good lines and the binary record in topic B");
 
             List<ConsumerRecord<byte[], byte[]>> out =
-                    Topics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
+                    KafkaTopics.readAll(KAFKA.bootstrapServers(), "p6-b", true);
             List<byte[]> lines = new ArrayList<>();
             byte[] relayedBinary = null;
             for (ConsumerRecord<byte[], byte[]> r : out) {

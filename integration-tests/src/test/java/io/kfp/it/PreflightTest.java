@@ -3,8 +3,10 @@ package io.kfp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.embedded.EmbeddedJobs;
 import io.kfp.relay.RelayJob;
+import io.kfp.testkit.EmbeddedJobs;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -135,7 +137,7 @@ class PreflightTest {
     @Test
     void aRecordTooLargeForTheProducerFailsTheRelayAtOnceNamingIt() throws Exception {
         KAFKA.kafka().createTopics(1, "pf-big-in", "pf-big-out");
-        Topics.produce(
+        KafkaTopics.produce(
                 KAFKA.bootstrapServers(),
                 List.of(new ProducerRecord<>("pf-big-in", 0, null, new byte[3000])));
         Result r =

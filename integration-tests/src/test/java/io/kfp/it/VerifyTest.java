@@ -6,6 +6,8 @@ import io.kfp.ops.verify.CopyReport;
 import io.kfp.ops.verify.CopyReport.Kind;
 import io.kfp.ops.verify.RelayVerifier;
 import io.kfp.ops.verify.RelayVerifier.Range;
+import io.kfp.testkit.KafkaExtension;
+import io.kfp.testkit.KafkaTopics;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +47,7 @@ class VerifyTest {
         for (int i = 0; i < RECORDS; i++) {
             input.add(record(INPUT, i, value(i)));
         }
-        Topics.produce(KAFKA.bootstrapServers(), input);
+        KafkaTopics.produce(KAFKA.bootstrapServers(), input);
 
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
@@ -89,8 +91,10 @@ class VerifyTest {
         // stable offset hides the committed records too.
         CommonTestUtils.waitUtil(
                 () ->
-                        Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true)
-                                .equals(Topics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, false)),
+                        KafkaTopics.endOffsets(KAFKA.bootstrapServers(), OUTPUT, true)
+                                .equals(
+                                        KafkaTopics.endOffsets(
+                                                KAFKA.bootstrapServers(), OUTPUT, false)),
                 Duration.ofSeconds(30),
                 Duration.ofMillis(100),
                 "no transaction left open on " + OUTPUT);

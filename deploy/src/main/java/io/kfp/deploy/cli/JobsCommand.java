@@ -53,7 +53,7 @@ final class JobsCommand extends KfpCommand implements Callable<Integer> {
         print(rows);
         notes.forEach(ctx().out()::println);
         ctx().out().flush();
-        return notes.isEmpty() ? 0 : KfpException.USER_ERROR;
+        return 0;
     }
 
     static List<String> row(DeployedJob job, JobEndpoints endpoints) {

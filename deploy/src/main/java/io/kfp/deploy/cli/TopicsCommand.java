@@ -22,7 +22,7 @@ final class TopicsCommand extends KfpCommand {
         KfpSettings settings = ctx().settings();
         settings.requireDist();
         TreeSet<String> topics = new TreeSet<>();
-        for (DeployedJob job : ctx().jobs().all()) {
+        for (DeployedJob job : ctx().jobs().built()) {
             Path config = job.defaultConfig(settings);
             if (Files.isRegularFile(config)) {
                 topics.addAll(job.topics(config, ctx().environment()));

@@ -177,7 +177,7 @@ final class TransactionsCommand extends KfpCommand {
         }
         try (FlinkRest rest = ctx().rest()) {
             List<JobStatusMessage> jobs = rest.jobs();
-            for (DeployedJob deployed : ctx().jobs().all()) {
+            for (DeployedJob deployed : ctx().jobs().built()) {
                 if (!deployed.spec().writesKafka()) {
                     continue;
                 }
@@ -197,7 +197,7 @@ final class TransactionsCommand extends KfpCommand {
 
     /** The jobs that write Kafka, whose prefixes kfp transactions can name. */
     private List<String> kafkaWriters() {
-        return ctx().jobs().all().stream()
+        return ctx().jobs().built().stream()
                 .filter(j -> j.spec().writesKafka())
                 .map(DeployedJob::name)
                 .toList();

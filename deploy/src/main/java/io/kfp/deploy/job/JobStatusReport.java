@@ -262,7 +262,7 @@ public final class JobStatusReport {
     public static Screen gatherAll(KfpContext kfp, List<String> jobs) {
         List<DeployedJob> which =
                 jobs.isEmpty()
-                        ? kfp.jobs().all().stream()
+                        ? kfp.jobs().built().stream()
                                 .filter(j -> Files.isRegularFile(j.defaultConfig(kfp.settings())))
                                 .toList()
                         : jobs.stream().map(kfp::job).toList();

@@ -11,6 +11,7 @@ import io.kfp.deploy.cluster.SubmittedJobId;
 import io.kfp.deploy.kafka.AclGrant;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import io.kfp.deploy.kafka.Topics;
+import io.kfp.ops.jobs.JobOwnership;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -320,7 +321,7 @@ public final class JobSubmitter {
      */
     private void refuseConflicts(DeployedJob job, Configuration config) {
         List<JobOwnership.Declared> others = new ArrayList<>();
-        for (DeployedJob other : jobs.all()) {
+        for (DeployedJob other : jobs.built()) {
             Path file = other.defaultConfig(settings);
             if (!other.name().equals(job.name()) && Files.isRegularFile(file)) {
                 others.add(

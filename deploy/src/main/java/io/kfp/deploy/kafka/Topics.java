@@ -3,6 +3,7 @@ package io.kfp.deploy.kafka;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
+import io.kfp.ops.offsets.PartitionLeaders;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -167,18 +168,8 @@ public final class Topics {
     private boolean allLed(Admin admin, Set<String> topics)
             throws InterruptedException, java.util.concurrent.TimeoutException {
         try {
-            return admin
-                    .describeTopics(topics)
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS)
-                    .values()
-                    .stream()
-                    .flatMap(d -> d.partitions().stream())
-                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+            return PartitionLeaders.allLed(admin, topics);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return false;
-            }
             throw new KfpException(
                     "could not describe "
                             + topics

@@ -2,6 +2,7 @@ package io.kfp.deploy.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.ops.jobs.JobOwnership;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.kfp.it;
+package io.kfp.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,11 +17,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Producing to and reading whole topics in tests. */
-final class Topics {
+public final class KafkaTopics {
 
-    private Topics() {}
+    private KafkaTopics() {}
 
-    static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
         props.setProperty("acks", "all");
@@ -35,7 +35,7 @@ final class Topics {
     }
 
     /** Produces every record and waits until all are acknowledged. */
-    static void produce(String bootstrap, List<ProducerRecord<byte[], byte[]>> records)
+    public static void produce(String bootstrap, List<ProducerRecord<byte[], byte[]>> records)
             throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
             List<Future<?>> acks = new ArrayList<>(records.size());
@@ -53,7 +53,7 @@ final class Topics {
      * Every record of {@code topic} visible at the given isolation level, in partition order: reads
      * until each partition's end offset (for read_committed, the last stable offset).
      */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(
             String bootstrap, String topic, boolean committedOnly) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
@@ -93,7 +93,8 @@ final class Topics {
     }
 
     /** Committed end offsets per partition (the last stable offset for read_committed). */
-    static Map<Integer, Long> endOffsets(String bootstrap, String topic, boolean committedOnly) {
+    public static Map<Integer, Long> endOffsets(
+            String bootstrap, String topic, boolean committedOnly) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap);
         props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");

@@ -1,4 +1,4 @@
-package io.kfp.deploy.job;
+package io.kfp.ops.jobs;
 
 import io.kfp.common.entry.JobEndpoints;
 import io.kfp.common.kafka.KafkaSinkOptions;

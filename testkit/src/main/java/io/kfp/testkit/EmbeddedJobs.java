@@ -1,4 +1,4 @@
-package io.kfp.embedded;
+package io.kfp.testkit;
 
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobSpec;

@@ -1,6 +1,5 @@
-package io.kfp.it;
+package io.kfp.testkit;
 
-import io.kfp.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;

@@ -1,6 +1,7 @@
-package io.kfp.embedded;
+package io.kfp.testkit;
 
 import io.kfp.common.kafka.TlsCertificates;
+import io.kfp.ops.offsets.PartitionLeaders;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -28,7 +29,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -333,7 +333,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            if (allLed(admin, topics)) {
+            if (PartitionLeaders.allLed(admin, topics)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
@@ -341,25 +341,6 @@ public final class EmbeddedKafka implements AutoCloseable {
                         "partitions of " + topics + " have no leader after 30 s");
             }
             Thread.sleep(50);
-        }
-    }
-
-    /** Whether every partition has a leader; a topic the broker does not know yet has none. */
-    private static boolean allLed(Admin admin, List<String> topics) throws Exception {
-        try {
-            return admin
-                    .describeTopics(topics)
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS)
-                    .values()
-                    .stream()
-                    .flatMap(d -> d.partitions().stream())
-                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return false; // created, but its metadata has not reached the broker's cache yet
-            }
-            throw e;
         }
     }
 
