@@ -31,7 +31,7 @@ public final class IngestJob implements Workflow {
                             "ingest-job",
                             "reads text lines from TCP endpoint(s) and writes each line as a record"
                                     + " to a Kafka topic.")
-                    .owner("platform")
+                    .owner("@kfp/platform")
                     .readsFrom(config -> "sockets " + config.get(IngestOptions.ENDPOINTS))
                     .group(KafkaSinkOptions.GROUP)
                     .group(IngestOptions.GROUP)

@@ -6,14 +6,12 @@ import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.common.testing.ReadmeOptions;
 import io.kfp.ingest.socket.SocketLineSource;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -242,10 +240,5 @@ class IngestJobTest {
                         "2 MB");
         assertThat(notANumber.err())
                 .contains("kafka.properties.max.request.size", "not a whole number of bytes");
-    }
-
-    @Test
-    void readmeListsEveryOption() throws Exception {
-        ReadmeOptions.assertUpToDate(IngestJob.SPEC, Path.of("README.md"));
     }
 }

@@ -1,6 +1,6 @@
 package io.kfp.it;
 
-import io.kfp.relay.RelayRecord;
+import io.kfp.common.kafka.KafkaRecord;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -25,7 +25,7 @@ import org.apache.flink.testutils.junit.SharedReference;
  * ({@code SharedObjectsExtension}): the MiniCluster runs in the test's JVM, and the plan must
  * survive the job's restarts, which deserialize this function anew.
  */
-final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
+final class FailureInjector extends RichMapFunction<KafkaRecord, KafkaRecord>
         implements CheckpointedFunction, CheckpointListener {
 
     private static final long serialVersionUID = 1L;
@@ -59,7 +59,7 @@ final class FailureInjector extends RichMapFunction<RelayRecord, RelayRecord>
     }
 
     @Override
-    public RelayRecord map(RelayRecord record) throws Exception {
+    public KafkaRecord map(KafkaRecord record) throws Exception {
         seen++;
         if (seen % recordsPerMilli == 0) {
             Thread.sleep(1);

@@ -4,6 +4,9 @@ import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
+import io.kfp.common.kafka.KafkaRecord;
+import io.kfp.common.kafka.KafkaRecordDeserializer;
+import io.kfp.common.kafka.KafkaRecordFields;
 import io.kfp.common.kafka.KafkaSinkFactory;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.KafkaSourceFactory;
@@ -45,7 +48,7 @@ public final class RelayJob implements Workflow {
                             "copies Kafka records from the input topic(s) to the output topic,"
                                     + " exactly-once, byte for byte (or counts them per key and"
                                     + " window).")
-                    .owner("platform")
+                    .owner("@kfp/platform")
                     .group(SourceOptions.GROUP)
                     .group(KafkaSinkOptions.GROUP)
                     .group(RelayOptions.GROUP)
@@ -68,28 +71,28 @@ public final class RelayJob implements Workflow {
     }
 
     private final ReadableConfig config;
-    private final Source<RelayRecord, ?, ?> source;
-    private final Sink<RelayRecord> sink;
-    private final Sink<RelayRecord> lateSink;
-    private final UnaryOperator<DataStream<RelayRecord>> afterSource;
+    private final Source<KafkaRecord, ?, ?> source;
+    private final Sink<KafkaRecord> sink;
+    private final Sink<KafkaRecord> lateSink;
+    private final UnaryOperator<DataStream<KafkaRecord>> afterSource;
 
     /**
      * @param lateSink where window-count's late records go; {@code null} to only count them
      */
     public RelayJob(
             ReadableConfig config,
-            Source<RelayRecord, ?, ?> source,
-            Sink<RelayRecord> sink,
-            Sink<RelayRecord> lateSink) {
+            Source<KafkaRecord, ?, ?> source,
+            Sink<KafkaRecord> sink,
+            Sink<KafkaRecord> lateSink) {
         this(config, source, sink, lateSink, UnaryOperator.identity());
     }
 
     private RelayJob(
             ReadableConfig config,
-            Source<RelayRecord, ?, ?> source,
-            Sink<RelayRecord> sink,
-            Sink<RelayRecord> lateSink,
-            UnaryOperator<DataStream<RelayRecord>> afterSource) {
+            Source<KafkaRecord, ?, ?> source,
+            Sink<KafkaRecord> sink,
+            Sink<KafkaRecord> lateSink,
+            UnaryOperator<DataStream<KafkaRecord>> afterSource) {
         this.config = config;
         this.source = source;
         this.sink = sink;
@@ -102,13 +105,13 @@ public final class RelayJob implements Workflow {
      * window-count and the sink. For tests that inject failures into the production graph; never
      * used in production.
      */
-    public RelayJob withStageAfterSource(UnaryOperator<DataStream<RelayRecord>> stage) {
+    public RelayJob withStageAfterSource(UnaryOperator<DataStream<KafkaRecord>> stage) {
         return new RelayJob(config, source, sink, lateSink, stage);
     }
 
     /** The job with the Kafka source and sinks described by {@code config} (validated). */
     public static RelayJob fromConfig(ReadableConfig config) {
-        Sink<RelayRecord> lateSink =
+        Sink<KafkaRecord> lateSink =
                 config.getOptional(RelayOptions.LATE_TOPIC)
                         .filter(
                                 t ->
@@ -118,11 +121,12 @@ public final class RelayJob implements Workflow {
                         .orElse(null);
         return new RelayJob(
                 config,
-                KafkaSourceFactory.create(config, RelayRecordDeserializer.of(config)),
+                KafkaSourceFactory.create(
+                        config, KafkaRecordDeserializer.of(config, RelayOptions.OVERSIZED_RECORDS)),
                 KafkaSinkFactory.create(
                         config,
                         KafkaSinkFactory.serializer(
-                                config, new RelayedFields(), partitioner(config))),
+                                config, new KafkaRecordFields(), partitioner(config))),
                 lateSink);
     }
 
@@ -138,16 +142,16 @@ public final class RelayJob implements Workflow {
         env.getConfig().enableObjectReuse();
         boolean windowCount =
                 config.get(RelayOptions.TRANSFORM) == RelayOptions.Transform.WINDOW_COUNT;
-        DataStream<RelayRecord> records =
+        DataStream<KafkaRecord> records =
                 afterSource.apply(
                         env.fromSource(
                                         source,
                                         watermarks(config, windowCount),
                                         "kafka:" + SourceOptions.describeInput(config))
                                 .uid(SOURCE_UID));
-        DataStream<RelayRecord> out = records;
+        DataStream<KafkaRecord> out = records;
         if (windowCount) {
-            SingleOutputStreamOperator<RelayRecord> counts =
+            SingleOutputStreamOperator<KafkaRecord> counts =
                     records.keyBy(r -> WindowKeys.of(r.key))
                             .process(
                                     new WindowCountFunction(
@@ -168,31 +172,31 @@ public final class RelayJob implements Workflow {
     }
 
     /** None for the byte-faithful path; bounded out-of-orderness with idleness for window-count. */
-    static WatermarkStrategy<RelayRecord> watermarks(ReadableConfig config, boolean windowCount) {
+    static WatermarkStrategy<KafkaRecord> watermarks(ReadableConfig config, boolean windowCount) {
         if (!windowCount) {
             return WatermarkStrategy.noWatermarks();
         }
         Duration idle = config.get(RelayOptions.IDLE_TIMEOUT);
-        return WatermarkStrategy.<RelayRecord>forBoundedOutOfOrderness(
+        return WatermarkStrategy.<KafkaRecord>forBoundedOutOfOrderness(
                         config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
                 .withTimestampAssigner((record, previous) -> record.timestamp)
                 .withIdleness(idle);
     }
 
-    private static KafkaPartitioner<RelayRecord> partitioner(ReadableConfig config) {
+    private static KafkaPartitioner<KafkaRecord> partitioner(ReadableConfig config) {
         return config.get(RelayOptions.SAME_PARTITION)
                 ? new SamePartitionPartitioner()
                 : config.get(KafkaSinkOptions.PARTITIONER).create();
     }
 
     /** Late records go unchanged to their own topic, in transactions of their own. */
-    private static Sink<RelayRecord> lateSink(ReadableConfig config, String topic) {
+    private static Sink<KafkaRecord> lateSink(ReadableConfig config, String topic) {
         Configuration late = new Configuration();
         config.toMap().forEach(late::setString);
         late.set(KafkaSinkOptions.TOPIC, topic);
         late.set(
                 KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX,
                 KafkaSinkOptions.transactionalIdPrefix(config) + ".late");
-        return KafkaSinkFactory.create(late, new RelayedFields());
+        return KafkaSinkFactory.create(late, new KafkaRecordFields());
     }
 }

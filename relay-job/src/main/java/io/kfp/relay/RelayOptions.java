@@ -5,6 +5,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.KafkaRecordDeserializer;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SinkPartitioner;
 import io.kfp.common.kafka.TopicNames;
@@ -38,17 +39,10 @@ public final class RelayOptions implements OptionGroup {
                                     + " counted in RocksDB keyed state.");
 
     /** What to do with an input record too large for the producer to write. */
-    public enum OversizedRecords {
-        /** Fail the job at once, without restarts, naming the record. */
-        FAIL,
-        /** Skip it, count it (oversizedRecordsSkipped) and log it. */
-        SKIP;
-    }
-
-    public static final ConfigOption<OversizedRecords> OVERSIZED_RECORDS =
+    public static final ConfigOption<KafkaRecordDeserializer.Oversized> OVERSIZED_RECORDS =
             key("relay.oversized-records")
-                    .enumType(OversizedRecords.class)
-                    .defaultValue(OversizedRecords.FAIL)
+                    .enumType(KafkaRecordDeserializer.Oversized.class)
+                    .defaultValue(KafkaRecordDeserializer.Oversized.FAIL)
                     .withDescription(
                             "An input record larger than the producer's max.request.size, which could never be written. fail: end the job naming its topic, partition, offset and size; skip: leave it out, count it (oversizedRecordsSkipped) and log it.");
 

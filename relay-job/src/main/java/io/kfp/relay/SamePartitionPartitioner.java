@@ -1,5 +1,6 @@
 package io.kfp.relay;
 
+import io.kfp.common.kafka.KafkaRecord;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 
 /**
@@ -7,13 +8,13 @@ import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
  * ({@link RelayPreflight}) makes sure the output has enough partitions; this check catches
  * partitions added to the input later, with a message instead of a Kafka error.
  */
-final class SamePartitionPartitioner implements KafkaPartitioner<RelayRecord> {
+final class SamePartitionPartitioner implements KafkaPartitioner<KafkaRecord> {
 
     private static final long serialVersionUID = 1L;
 
     @Override
     public int partition(
-            RelayRecord record, byte[] key, byte[] value, String targetTopic, int[] partitions) {
+            KafkaRecord record, byte[] key, byte[] value, String targetTopic, int[] partitions) {
         if (record.partition < 0 || record.partition >= partitions.length) {
             throw new IllegalStateException(
                     "relay.same-partition: the record came from input partition "

@@ -1,5 +1,6 @@
 package io.kfp.relay;
 
+import io.kfp.common.kafka.KafkaRecord;
 import io.kfp.common.log.RateLimitedWarning;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -23,13 +24,13 @@ import org.slf4j.LoggerFactory;
  * #LATE_METRIC} metric, logged (rate-limited) and sent to {@link #LATE}, never dropped silently.
  */
 public final class WindowCountFunction
-        extends KeyedProcessFunction<String, RelayRecord, RelayRecord> {
+        extends KeyedProcessFunction<String, KafkaRecord, KafkaRecord> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WindowCountFunction.class);
 
     public static final String LATE_METRIC = "lateRecords";
-    public static final OutputTag<RelayRecord> LATE = new OutputTag<>("late-records") {};
+    public static final OutputTag<KafkaRecord> LATE = new OutputTag<>("late-records") {};
 
     private final long windowSizeMs;
 
@@ -52,7 +53,7 @@ public final class WindowCountFunction
     }
 
     @Override
-    public void processElement(RelayRecord record, Context ctx, Collector<RelayRecord> out)
+    public void processElement(KafkaRecord record, Context ctx, Collector<KafkaRecord> out)
             throws Exception {
         long timestamp = ctx.timestamp() == null ? record.timestamp : ctx.timestamp();
         long start = windowStart(timestamp);
@@ -71,7 +72,7 @@ public final class WindowCountFunction
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RelayRecord> out)
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<KafkaRecord> out)
             throws Exception {
         long start = timestamp + 1 - windowSizeMs;
         Long count = counts.get(start);
@@ -88,7 +89,7 @@ public final class WindowCountFunction
     }
 
     /** The output record: the input key; value {"window_start":..,"window_end":..,"count":N}. */
-    static RelayRecord result(byte[] key, long start, long end, long count) {
+    static KafkaRecord result(byte[] key, long start, long end, long count) {
         String json =
                 "{\"window_start\":\""
                         + Instant.ofEpochMilli(start)
@@ -97,7 +98,7 @@ public final class WindowCountFunction
                         + "\",\"count\":"
                         + count
                         + "}";
-        return new RelayRecord(key, json.getBytes(StandardCharsets.UTF_8), end - 1, -1);
+        return new KafkaRecord(key, json.getBytes(StandardCharsets.UTF_8), end - 1, -1);
     }
 
     private void logLate(String key, long timestamp, long watermark) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.kafka.KafkaRecord;
 import io.kfp.common.preflight.BrokerView;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
@@ -59,13 +60,13 @@ class RelayJobTest {
         return RelayJob.SPEC.configuration(all.toArray(String[]::new));
     }
 
-    private static List<RelayRecord> input(int n) {
-        List<RelayRecord> records = new ArrayList<>();
+    private static List<KafkaRecord> input(int n) {
+        List<KafkaRecord> records = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             byte[] key = i % 7 == 0 ? null : new byte[] {(byte) (i % 5), (byte) 0xff};
             byte[] value =
                     i % 11 == 0 ? null : new byte[] {(byte) i, (byte) 0xc3, 0x28, (byte) (i >> 8)};
-            RelayRecord r = new RelayRecord(key, value, T0 + i * 1000L, i % 4);
+            KafkaRecord r = new KafkaRecord(key, value, T0 + i * 1000L, i % 4);
             if (i % 3 == 0) {
                 r.headerKeys = new String[] {"seq"};
                 r.headerValues = new byte[][] {String.valueOf(i).getBytes(StandardCharsets.UTF_8)};
@@ -82,7 +83,7 @@ class RelayJobTest {
         assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
         new RelayJob(
                         config,
-                        ListSource.of(input(1), TypeInformation.of(RelayRecord.class)),
+                        ListSource.of(input(1), TypeInformation.of(KafkaRecord.class)),
                         new CollectingSink<>(),
                         null)
                 .addTo(env);
@@ -91,14 +92,14 @@ class RelayJobTest {
 
     @Test
     void relaysEveryRecordByteForByte() throws Exception {
-        List<RelayRecord> input = input(500);
-        CollectingSink<RelayRecord> sink = new CollectingSink<>();
+        List<KafkaRecord> input = input(500);
+        CollectingSink<KafkaRecord> sink = new CollectingSink<>();
         Configuration config = config();
         StreamEnvironments.execute(
                 config,
                 new RelayJob(
                         config,
-                        ListSource.of(input, TypeInformation.of(RelayRecord.class)),
+                        ListSource.of(input, TypeInformation.of(KafkaRecord.class)),
                         sink,
                         null));
         assertThat(sink.received()).containsExactlyInAnyOrderElementsOf(input);
@@ -106,23 +107,23 @@ class RelayJobTest {
 
     @Test
     void windowCountEmitsOneCountPerKeyAndWindowAddingUpToTheInput() throws Exception {
-        List<RelayRecord> input = input(300); // 300 s of records: 5 one-minute windows
-        CollectingSink<RelayRecord> sink = new CollectingSink<>();
-        CollectingSink<RelayRecord> late = new CollectingSink<>();
+        List<KafkaRecord> input = input(300); // 300 s of records: 5 one-minute windows
+        CollectingSink<KafkaRecord> sink = new CollectingSink<>();
+        CollectingSink<KafkaRecord> late = new CollectingSink<>();
         Configuration config =
                 config("--relay.transform", "window-count", "--state.backend", "rocksdb");
         StreamEnvironments.execute(
                 config,
                 new RelayJob(
                         config,
-                        ListSource.of(input, TypeInformation.of(RelayRecord.class)),
+                        ListSource.of(input, TypeInformation.of(KafkaRecord.class)),
                         sink,
                         late));
 
-        List<RelayRecord> counts = sink.received();
+        List<KafkaRecord> counts = sink.received();
         long total = 0;
         Set<String> windows = new HashSet<>();
-        for (RelayRecord c : counts) {
+        for (KafkaRecord c : counts) {
             String json = new String(c.value, StandardCharsets.UTF_8);
             total += Long.parseLong(json.replaceAll(".*\"count\":(\\d+)}", "$1"));
             assertThat(windows.add(WindowKeys.of(c.key) + json.replaceAll(",\"count\".*", "")))
@@ -139,7 +140,7 @@ class RelayJobTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         new RelayJob(
                         config("--relay.transform", "window-count"),
-                        ListSource.of(input(1), TypeInformation.of(RelayRecord.class)),
+                        ListSource.of(input(1), TypeInformation.of(KafkaRecord.class)),
                         new CollectingSink<>(),
                         new CollectingSink<>())
                 .addTo(env);
@@ -160,7 +161,7 @@ class RelayJobTest {
         ManualClock clock =
                 new ManualClock(
                         Duration.ofHours(1).toNanos()); // 0 means "never" to the idleness timer
-        WatermarkGenerator<RelayRecord> generator =
+        WatermarkGenerator<KafkaRecord> generator =
                 RelayJob.watermarks(
                                 config(
                                         "--relay.transform",
@@ -198,7 +199,7 @@ class RelayJobTest {
                         events.add("active");
                     }
                 };
-        generator.onEvent(new RelayRecord(null, null, T0, 0), T0, output);
+        generator.onEvent(new KafkaRecord(null, null, T0, 0), T0, output);
         generator.onPeriodicEmit(output);
         assertThat(events).containsExactly("wm " + (T0 - 5000 - 1));
 

@@ -2,6 +2,7 @@ package io.kfp.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.kafka.KafkaRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -20,9 +21,9 @@ class WindowCountFunctionTest {
     private static final long MINUTE = 60_000;
     private static final long T0 = 1_767_225_600_000L; // 2026-01-01T00:00:00Z, a window start
 
-    private KeyedOneInputStreamOperatorTestHarness<String, RelayRecord, RelayRecord> harness;
+    private KeyedOneInputStreamOperatorTestHarness<String, KafkaRecord, KafkaRecord> harness;
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, RelayRecord, RelayRecord>
+    private static KeyedOneInputStreamOperatorTestHarness<String, KafkaRecord, KafkaRecord>
             newHarness() throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new WindowCountFunction(MINUTE)),
@@ -41,8 +42,8 @@ class WindowCountFunctionTest {
         harness.close();
     }
 
-    private static RelayRecord record(String key, long timestamp) {
-        return new RelayRecord(
+    private static KafkaRecord record(String key, long timestamp) {
+        return new KafkaRecord(
                 key == null ? null : key.getBytes(StandardCharsets.ISO_8859_1),
                 new byte[] {1},
                 timestamp,

@@ -32,7 +32,7 @@ public final class SinkJob implements Workflow {
                             "sink-job",
                             "prints the committed records of Kafka topic(s) on the TaskManager's"
                                     + " standard output, one line per record.")
-                    .owner("platform")
+                    .owner("@kfp/platform")
                     .group(SourceOptions.GROUP)
                     .group(ConsoleOptions.GROUP)
                     .prints(DeliveryGuarantee.AT_LEAST_ONCE)

@@ -151,6 +151,11 @@ public abstract class ExactlyOnceContract {
     /** The topics of one run, and the contract's settings for them. */
     public record Topics(String input, String output, String instance, Path dir) {
 
+        /** The broker's address, for reading the topics back. */
+        public String bootstrap() {
+            return ExactlyOnceContract.bootstrap();
+        }
+
         /** What the contract gives the job: its Kafka, topics, instance and checkpoints. */
         public List<String> args() {
             return List.of(

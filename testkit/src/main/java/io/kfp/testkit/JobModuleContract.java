@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.entry.JobEndpoints;
 import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
+import io.kfp.common.testing.ReadmeOptions;
 import io.kfp.ops.jobs.JobModules;
 import io.kfp.ops.jobs.JobOwnership;
 import java.nio.file.Files;
@@ -18,11 +19,12 @@ import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every job module must be to live beside the others, checked in its own build: a config for
- * kfp ({@code deploy/conf/jobs/NAME.yaml}) that its spec accepts; no consumer group,
- * transactional-id prefix or output topic shared with another job module as its config has it
- * ({@link JobOwnership}); and a fixed uid on every operator, so that its savepoints stay
- * restorable. A job's test extends it:
+ * What every job module must be to live beside the others, checked in its own build: a README whose
+ * options table is its spec's (regenerated with {@code -Dkfp.docs.update=true}); a config for kfp
+ * ({@code deploy/conf/jobs/NAME.yaml}) that its spec accepts; no consumer group, transactional-id
+ * prefix or output topic shared with another job module as its config has it ({@link
+ * JobOwnership}); and a fixed uid on every operator, so that its savepoints stay restorable. A
+ * job's test extends it:
  *
  * <pre>{@code
  * class RelayModuleTest extends JobModuleContract {
@@ -97,6 +99,11 @@ public abstract class JobModuleContract {
                         "operators without .uid(\"...\"): Flink would derive their state's id from"
                                 + " the graph, and a savepoint would not restore after a change")
                 .isEmpty();
+    }
+
+    @Test
+    void itsReadmeListsEveryOption() throws Exception {
+        ReadmeOptions.assertUpToDate(spec(), MODULE.resolve("README.md"));
     }
 
     /** This module's job name: its directory without {@code -job}. */

@@ -41,6 +41,7 @@ import picocli.CommandLine.ScopeType;
             ClusterCommand.class,
             TaskManagerCommand.class,
             JobsCommand.class,
+            NewJobCommand.class,
             TopicsCommand.class,
             SubmitCommand.class,
             AclsCommand.class,

@@ -160,10 +160,10 @@ class KfpCommandLineTest {
                         "JOB | OWNER | READS | WRITES | GUARANTEE | CONSUMER GROUP | TRANSACTIONAL IDS");
         assertThat(rows)
                 .contains(
-                        "ingest | platform | sockets localhost:9999 | lines | at-least-once | - | -",
-                        "relay | platform | lines | relayed | exactly-once | kfp.relay-job.default"
+                        "ingest | @kfp/platform | sockets localhost:9999 | lines | at-least-once | - | -",
+                        "relay | @kfp/platform | lines | relayed | exactly-once | kfp.relay-job.default"
                                 + " | kfp.relay-job.default-*",
-                        "sink | platform | relayed | stdout | at-least-once | kfp.sink-job.default | -");
+                        "sink | @kfp/platform | relayed | stdout | at-least-once | kfp.sink-job.default | -");
     }
 
     @Test

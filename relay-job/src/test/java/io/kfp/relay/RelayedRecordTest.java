@@ -2,6 +2,9 @@ package io.kfp.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.kafka.KafkaRecord;
+import io.kfp.common.kafka.KafkaRecordDeserializer;
+import io.kfp.common.kafka.KafkaRecordFields;
 import io.kfp.common.kafka.TopicRecordSerializer;
 import io.kfp.common.testing.FakeSinkContext;
 import java.nio.charset.StandardCharsets;
@@ -26,47 +29,47 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The relayed record survives Flink serialization and the Kafka round trip unchanged. */
-class RelayRecordTest {
+class RelayedRecordTest {
 
     private static final byte[] BINARY = {
         (byte) 0xff, 0, (byte) 0xc3, 0x28, (byte) 0x80, '\n', 0x7f
     };
 
-    static List<RelayRecord> records() {
-        RelayRecord withHeaders =
-                new RelayRecord(
+    static List<KafkaRecord> records() {
+        KafkaRecord withHeaders =
+                new KafkaRecord(
                         "k".getBytes(StandardCharsets.UTF_8), BINARY, 1_700_000_000_123L, 3);
         withHeaders.headerKeys = new String[] {"trace", "empty", "null-value", "trace"};
         withHeaders.headerValues = new byte[][] {{1, 2}, {}, null, {(byte) 0xfe}};
         return List.of(
-                new RelayRecord(null, "no key".getBytes(StandardCharsets.UTF_8), 1L, 0),
-                new RelayRecord(new byte[0], new byte[0], 0L, 1),
-                new RelayRecord(BINARY, null, Long.MAX_VALUE, 2),
+                new KafkaRecord(null, "no key".getBytes(StandardCharsets.UTF_8), 1L, 0),
+                new KafkaRecord(new byte[0], new byte[0], 0L, 1),
+                new KafkaRecord(BINARY, null, Long.MAX_VALUE, 2),
                 withHeaders);
     }
 
     @Test
     void flinkSerializesItAsAPojoNotWithKryo() {
-        TypeSerializer<RelayRecord> serializer =
-                TypeInformation.of(RelayRecord.class).createSerializer(new SerializerConfigImpl());
+        TypeSerializer<KafkaRecord> serializer =
+                TypeInformation.of(KafkaRecord.class).createSerializer(new SerializerConfigImpl());
         assertThat(serializer).isInstanceOf(PojoSerializer.class);
     }
 
     @ParameterizedTest
     @MethodSource("records")
-    void roundTripsThroughFlinkSerialization(RelayRecord record) throws Exception {
-        TypeSerializer<RelayRecord> serializer =
-                TypeInformation.of(RelayRecord.class).createSerializer(new SerializerConfigImpl());
+    void roundTripsThroughFlinkSerialization(KafkaRecord record) throws Exception {
+        TypeSerializer<KafkaRecord> serializer =
+                TypeInformation.of(KafkaRecord.class).createSerializer(new SerializerConfigImpl());
         DataOutputSerializer out = new DataOutputSerializer(64);
         serializer.serialize(record, out);
-        RelayRecord back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        KafkaRecord back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
         assertThat(back).isEqualTo(record);
         assertThat(serializer.copy(record)).isEqualTo(record);
     }
 
     @ParameterizedTest
     @MethodSource("records")
-    void kafkaRecordInIsKafkaRecordOut(RelayRecord original) throws Exception {
+    void kafkaRecordInIsKafkaRecordOut(KafkaRecord original) throws Exception {
         RecordHeaders headers = new RecordHeaders();
         if (original.headerKeys != null) {
             for (int i = 0; i < original.headerKeys.length; i++) {
@@ -86,13 +89,13 @@ class RelayRecordTest {
                         original.value,
                         headers,
                         Optional.empty());
-        List<RelayRecord> read = new ArrayList<>();
-        new RelayRecordDeserializer()
+        List<KafkaRecord> read = new ArrayList<>();
+        new KafkaRecordDeserializer()
                 .deserialize(
                         in,
                         new Collector<>() {
                             @Override
-                            public void collect(RelayRecord record) {
+                            public void collect(KafkaRecord record) {
                                 read.add(record);
                             }
 
@@ -101,8 +104,8 @@ class RelayRecordTest {
                         });
         assertThat(read).containsExactly(original);
 
-        TopicRecordSerializer<RelayRecord> serializer =
-                new TopicRecordSerializer<>("out", new RelayedFields(), null, true);
+        TopicRecordSerializer<KafkaRecord> serializer =
+                new TopicRecordSerializer<>("out", new KafkaRecordFields(), null, true);
         ProducerRecord<byte[], byte[]> outgoing =
                 serializer.serialize(read.get(0), new FakeSinkContext(8), 999L);
         assertThat(outgoing.key()).isEqualTo(original.key);
@@ -117,8 +120,8 @@ class RelayRecordTest {
 
     @Test
     void theRecordsOwnTimestampIsWrittenInFlinksBoxWhenItIsTheSame() {
-        RelayedFields fields = new RelayedFields();
-        RelayRecord record = new RelayRecord(null, new byte[0], 1_700_000_000_001L, 0);
+        KafkaRecordFields fields = new KafkaRecordFields();
+        KafkaRecord record = new KafkaRecord(null, new byte[0], 1_700_000_000_001L, 0);
         // Kafka input: Flink's timestamp is the record's, and its box is taken as it is.
         Long flinks = Long.valueOf(1_700_000_000_001L);
         assertThat(fields.timestamp(record, flinks)).isSameAs(flinks);
@@ -130,7 +133,7 @@ class RelayRecordTest {
     @Test
     void samePartitionMapsIToIAndFailsClearlyWhenTheOutputIsTooSmall() {
         SamePartitionPartitioner partitioner = new SamePartitionPartitioner();
-        RelayRecord fromTwo = new RelayRecord(null, new byte[0], 0, 2);
+        KafkaRecord fromTwo = new KafkaRecord(null, new byte[0], 0, 2);
         assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3}))
                 .isEqualTo(2);
         Assertions.assertThatThrownBy(

@@ -1,31 +1,30 @@
-package io.kfp.relay;
+package io.kfp.common.kafka;
 
-import io.kfp.common.kafka.OutgoingRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * {@link RelayRecord} -> the parts of the outgoing Kafka record: the same bytes, headers and
+ * {@link KafkaRecord} -> the parts of the outgoing Kafka record: the same bytes, headers and
  * timestamp.
  */
-final class RelayedFields implements OutgoingRecord<RelayRecord> {
+public final class KafkaRecordFields implements OutgoingRecord<KafkaRecord> {
 
     private static final long serialVersionUID = 1L;
 
     @Override
-    public byte[] key(RelayRecord record) {
+    public byte[] key(KafkaRecord record) {
         return record.key;
     }
 
     @Override
-    public byte[] value(RelayRecord record) {
+    public byte[] value(KafkaRecord record) {
         return record.value;
     }
 
     @Override
-    public Headers headers(RelayRecord record) {
+    public Headers headers(KafkaRecord record) {
         if (record.headerKeys == null) {
             return null;
         }
@@ -42,7 +41,7 @@ final class RelayedFields implements OutgoingRecord<RelayRecord> {
      * two. Else (window-count's counts) boxed here.
      */
     @Override
-    public Long timestamp(RelayRecord record, Long flinkTimestamp) {
+    public Long timestamp(KafkaRecord record, Long flinkTimestamp) {
         return flinkTimestamp != null && flinkTimestamp == record.timestamp
                 ? flinkTimestamp
                 : Long.valueOf(record.timestamp);

@@ -1,15 +1,15 @@
-package io.kfp.relay;
+package io.kfp.common.kafka;
 
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One Kafka record on its way through the relay, as bytes: nothing on the relay's path decodes it,
- * so binary data and invalid UTF-8 pass unchanged. A Flink POJO (public fields, no-arg
- * constructor), so Flink serializes it without Kryo.
+ * One Kafka record on its way through a job, as bytes: nothing decodes it unless the job does, so
+ * binary data and invalid UTF-8 pass unchanged. A Flink POJO (public fields, no-arg constructor),
+ * so Flink serializes it without Kryo.
  */
-public class RelayRecord implements Serializable {
+public class KafkaRecord implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -28,12 +28,12 @@ public class RelayRecord implements Serializable {
     /** The record's timestamp in epoch milliseconds, as read. */
     public long timestamp;
 
-    /** The partition it was read from; -1 for records the relay made itself (window counts). */
+    /** The partition it was read from; -1 for records the job made itself (e.g. window counts). */
     public int partition = -1;
 
-    public RelayRecord() {}
+    public KafkaRecord() {}
 
-    public RelayRecord(byte[] key, byte[] value, long timestamp, int partition) {
+    public KafkaRecord(byte[] key, byte[] value, long timestamp, int partition) {
         this.key = key;
         this.value = value;
         this.timestamp = timestamp;
@@ -45,7 +45,7 @@ public class RelayRecord implements Serializable {
         if (this == o) {
             return true;
         }
-        if (!(o instanceof RelayRecord other)) {
+        if (!(o instanceof KafkaRecord other)) {
             return false;
         }
         return timestamp == other.timestamp
@@ -69,7 +69,7 @@ public class RelayRecord implements Serializable {
 
     @Override
     public String toString() {
-        return "RelayRecord{partition="
+        return "KafkaRecord{partition="
                 + partition
                 + ", timestamp="
                 + timestamp

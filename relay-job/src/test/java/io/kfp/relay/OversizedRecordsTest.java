@@ -3,6 +3,8 @@ package io.kfp.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.kafka.KafkaRecord;
+import io.kfp.common.kafka.KafkaRecordDeserializer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -20,13 +22,13 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 /** A record the producer could never write is stopped where its offset is known. */
-class RelayRecordDeserializerTest {
+class OversizedRecordsTest {
 
-    private final List<RelayRecord> out = new ArrayList<>();
-    private final Collector<RelayRecord> collector =
+    private final List<KafkaRecord> out = new ArrayList<>();
+    private final Collector<KafkaRecord> collector =
             new Collector<>() {
                 @Override
-                public void collect(RelayRecord record) {
+                public void collect(KafkaRecord record) {
                     out.add(record);
                 }
 
@@ -51,7 +53,10 @@ class RelayRecordDeserializerTest {
 
     @Test
     void byDefaultAnOversizedRecordFailsTheJobWithoutRestartsNamingIt() {
-        RelayRecordDeserializer deserializer = new RelayRecordDeserializer();
+        KafkaRecordDeserializer deserializer =
+                KafkaRecordDeserializer.of(
+                        RelayJob.SPEC.configuration("--source.topics", "in", "--sink.topic", "out"),
+                        RelayOptions.OVERSIZED_RECORDS);
         deserializer.deserialize(record(6, 1000), collector);
         assertThat(out).hasSize(1);
 
@@ -69,8 +74,9 @@ class RelayRecordDeserializerTest {
     @Test
     void withSkipItIsLeftOutAndCounted() {
         SimpleCounter skipped = new SimpleCounter();
-        RelayRecordDeserializer deserializer =
-                new RelayRecordDeserializer(2000, RelayOptions.OversizedRecords.SKIP);
+        KafkaRecordDeserializer deserializer =
+                new KafkaRecordDeserializer(
+                        2000, KafkaRecordDeserializer.Oversized.SKIP, "relay.oversized-records");
         deserializer.open(context(skipped));
         deserializer.deserialize(record(1, 1000), collector);
         deserializer.deserialize(record(2, 3000), collector);
@@ -93,7 +99,7 @@ class RelayRecordDeserializerTest {
                                         "--relay.oversized-records",
                                         "skip")
                                 .get(RelayOptions.OVERSIZED_RECORDS))
-                .isEqualTo(RelayOptions.OversizedRecords.SKIP);
+                .isEqualTo(KafkaRecordDeserializer.Oversized.SKIP);
         assertThatThrownBy(
                         () ->
                                 RelayJob.SPEC.configuration(
@@ -114,7 +120,7 @@ class RelayRecordDeserializerTest {
                 return new UnregisteredMetricsGroup() {
                     @Override
                     public Counter counter(String name) {
-                        assertThat(name).isEqualTo(RelayRecordDeserializer.OVERSIZED_METRIC);
+                        assertThat(name).isEqualTo(KafkaRecordDeserializer.OVERSIZED_METRIC);
                         return counter;
                     }
                 };
