@@ -60,6 +60,15 @@ public final class KafkaRecordDeserializer
     }
 
     /**
+     * The producer's limit from the job's kafka.properties; an oversized record fails the job (a
+     * job without a policy option of its own).
+     */
+    public static KafkaRecordDeserializer of(ReadableConfig config) {
+        return new KafkaRecordDeserializer(
+                KafkaSinkOptions.maxRequestSize(config), Oversized.FAIL, null);
+    }
+
+    /**
      * The producer's limit from the job's kafka.properties, and the policy of the job's option
      * {@code policy}.
      */

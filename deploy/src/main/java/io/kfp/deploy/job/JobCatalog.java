@@ -52,11 +52,6 @@ public final class JobCatalog {
         return List.copyOf(modules.keySet());
     }
 
-    /** Every job, each loaded from its built jar. */
-    public List<DeployedJob> all() {
-        return names().stream().map(this::job).toList();
-    }
-
     /**
      * The jobs whose jar is built and whole, each loaded: what commands about every job go over. A
      * job whose jar is missing, or still being written by a build, is left out.
