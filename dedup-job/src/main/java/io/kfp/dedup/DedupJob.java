@@ -76,7 +76,7 @@ public final class DedupJob implements Workflow {
     public static DedupJob fromConfig(ReadableConfig config) {
         return new DedupJob(
                 config,
-                KafkaSourceFactory.create(config, new KafkaRecordDeserializer()),
+                KafkaSourceFactory.create(config, KafkaRecordDeserializer.of(config)),
                 KafkaSinkFactory.create(config, new KafkaRecordFields()));
     }
 
