@@ -4,13 +4,16 @@ import io.kfp.common.entry.JobProvider;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
 import io.kfp.ops.jobs.JobModules;
+import io.kfp.ops.jobs.JobOwnership;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.jar.JarFile;
+import org.apache.flink.configuration.Configuration;
 
 /**
  * Every job kfp deploys: the job modules of the repository kfp runs from ({@link JobModules}: the
@@ -113,6 +116,34 @@ public final class JobCatalog {
                     name, module, jar, JobModules.load(jar, JobCatalog.class.getClassLoader()));
         } catch (JobModules.NotLoadable e) {
             throw new KfpException(e.getMessage(), KfpException.USER_ERROR, e);
+        }
+    }
+
+    /**
+     * Refuses {@code job} under {@code config} when it would share a consumer group, a
+     * transactional-id prefix or an output topic with another job as its config file has it.
+     */
+    public void refuseConflicts(
+            DeployedJob job, Configuration config, Map<String, String> environment) {
+        List<JobOwnership.Declared> others = new ArrayList<>();
+        for (DeployedJob other : built()) {
+            Path file = other.defaultConfig(settings);
+            if (!other.name().equals(job.name()) && Files.isRegularFile(file)) {
+                others.add(
+                        new JobOwnership.Declared(
+                                other.name(), other.endpoints(file, environment)));
+            }
+        }
+        List<String> conflicts =
+                JobOwnership.conflicts(
+                        new JobOwnership.Declared(job.name(), job.spec().endpoints(config)),
+                        others);
+        if (!conflicts.isEmpty()) {
+            throw new KfpException(
+                    job.name()
+                            + " was not submitted, it would clash with another job as"
+                            + " deploy/conf/jobs/ configures it: "
+                            + String.join(" ", conflicts));
         }
     }
 }

@@ -11,7 +11,6 @@ import io.kfp.deploy.cluster.SubmittedJobId;
 import io.kfp.deploy.kafka.AclGrant;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import io.kfp.deploy.kafka.Topics;
-import io.kfp.ops.jobs.JobOwnership;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -169,7 +168,7 @@ public final class JobSubmitter {
         }
         Submission submission = plan(job, userArgs);
         Configuration config = job.settings(submission.config(), environment, submission.args());
-        refuseConflicts(job, config);
+        jobs.refuseConflicts(job, config, environment);
         String name = config.get(JobOptions.NAME);
         try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
             FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
@@ -312,33 +311,6 @@ public final class JobSubmitter {
                     output -> job.module() + " could not say which ACLs it needs");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * Refuses {@code job} under {@code config} when it would share a consumer group, a
-     * transactional-id prefix or an output topic with another job as its config file has it.
-     */
-    private void refuseConflicts(DeployedJob job, Configuration config) {
-        List<JobOwnership.Declared> others = new ArrayList<>();
-        for (DeployedJob other : jobs.built()) {
-            Path file = other.defaultConfig(settings);
-            if (!other.name().equals(job.name()) && Files.isRegularFile(file)) {
-                others.add(
-                        new JobOwnership.Declared(
-                                other.name(), other.endpoints(file, environment)));
-            }
-        }
-        List<String> conflicts =
-                JobOwnership.conflicts(
-                        new JobOwnership.Declared(job.name(), job.spec().endpoints(config)),
-                        others);
-        if (!conflicts.isEmpty()) {
-            throw new KfpException(
-                    job.name()
-                            + " was not submitted, it would clash with another job as"
-                            + " deploy/conf/jobs/ configures it: "
-                            + String.join(" ", conflicts));
         }
     }
 
