@@ -83,7 +83,15 @@ class DedupJobTest {
                         record("c", "order-2,20", 0),
                         record("d", "no comma", 0));
         List<KafkaRecord> out =
-                run(config("--dedup.id-from", "value", "--dedup.id-pattern", "^([^,]+),"), input);
+                run(
+                        config(
+                                "--dedup.id-from",
+                                "value",
+                                "--dedup.id-pattern",
+                                "^([^,]+),",
+                                "--job.parallelism",
+                                "1"),
+                        input);
         assertThat(out)
                 .extracting(r -> new String(r.key, StandardCharsets.UTF_8))
                 .containsExactlyInAnyOrder("a", "c", "d");
