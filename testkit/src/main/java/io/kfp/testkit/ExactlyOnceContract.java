@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,10 +53,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * }</pre>
  *
  * <p>The test feeds records into the job's input topic at a steady rate while it kills the
- * TaskManager of one of the job's two subtasks {@link #failures()} times, each right after
- * triggering a checkpoint (the job fails with its Kafka transactions open and a checkpoint under
- * way); stops the job with a savepoint, feeds more, resumes a new job from the savepoint; and once
- * the output shows every input record's effect, asserts that effect exactly once ({@link
+ * TaskManager of one of the job's two subtasks, each time right after triggering a checkpoint while
+ * a transaction holds records in the output (the job fails with its Kafka transactions open and a
+ * checkpoint under way), until {@link #failures()} kills have had records aborted - a kill that
+ * lands after the checkpoint committed them all does not count (at most four times as many kills);
+ * stops the job with a savepoint, feeds more, resumes a new job from the savepoint; and once the
+ * output shows every input record's effect, asserts that effect exactly once ({@link
  * #assertEffect}: by default a byte-for-byte copy, for a job whose spec says it copies), that the
  * failures did hit open transactions (aborted records in the output), and that no transaction of
  * the job is left open.
@@ -206,14 +210,33 @@ public abstract class ExactlyOnceContract {
         List<String> args = new ArrayList<>(topics.args());
         args.addAll(settings());
 
+        JobEndpoints endpoints = spec.endpoints(spec.configuration(args.toArray(String[]::new)));
+        boolean transactional = endpoints.transactionalIdPrefix() != null;
+
         List<ConsumerRecord<byte[], byte[]>> input;
         try (Feeder feeder = new Feeder(topics.input())) {
             JobClient first = submit(args);
             TaskManagers taskManagers = new TaskManagers(cluster);
-            for (int i = 0; i < failures(); i++) {
+            int hits = 0;
+            int kills = 0;
+            while (hits < failures()) {
+                assertThat(kills)
+                        .as(
+                                "TaskManager kills so far, %d of them while a transaction held"
+                                        + " records that were then aborted: every other one came"
+                                        + " after the checkpoint had committed them",
+                                hits)
+                        .isLessThan(4 * failures());
                 awaitCheckpointAndOutput(cluster, first.getJobID(), topics.output());
+                Map<Integer, long[]> open =
+                        transactional ? awaitOpenTransaction(topics.output()) : Map.of();
                 cluster.triggerCheckpoint(first.getJobID());
                 taskManagers.killOneAndReplaceIt();
+                kills++;
+                awaitCheckpointAndOutput(cluster, first.getJobID(), topics.output());
+                if (!transactional || aborted(topics.output(), open) > 0) {
+                    hits++;
+                }
             }
             awaitCheckpointAndOutput(cluster, first.getJobID(), topics.output());
             feeder.stop();
@@ -243,13 +266,13 @@ public abstract class ExactlyOnceContract {
                     () -> second.getJobStatus().get(30, TimeUnit.SECONDS) == JobStatus.CANCELED,
                     "the resumed job to be cancelled");
             OUT.printf(
-                    "%s contract: %d records, %d TaskManager kills mid-checkpoint, savepoint %s%n",
-                    spec.command(), input.size(), failures(), savepoint);
+                    "%s contract: %d records, %d TaskManager kills mid-checkpoint (%d with records"
+                            + " aborted), savepoint %s%n",
+                    spec.command(), input.size(), kills, hits, savepoint);
         }
 
         assertEffect(topics, input);
-        JobEndpoints endpoints = spec.endpoints(spec.configuration(args.toArray(String[]::new)));
-        if (endpoints.transactionalIdPrefix() != null) {
+        if (transactional) {
             long committed = KafkaTopics.readAll(bootstrap(), topics.output(), true).size();
             long everything = KafkaTopics.readAll(bootstrap(), topics.output(), false).size();
             assertThat(everything - committed)
@@ -283,6 +306,47 @@ public abstract class ExactlyOnceContract {
         awaitUntil(
                 () -> KafkaTopics.readAll(bootstrap(), output, true).size() > records,
                 "more committed output");
+    }
+
+    /**
+     * Waits until an open transaction holds records in the output (its high watermark beyond its
+     * last stable offset somewhere) and returns those ranges, partition -> [LSO, HW).
+     */
+    private static Map<Integer, long[]> awaitOpenTransaction(String output) throws Exception {
+        Map<Integer, long[]> open = new HashMap<>();
+        awaitUntil(
+                () -> {
+                    open.clear();
+                    Map<Integer, Long> stable = KafkaTopics.endOffsets(bootstrap(), output, true);
+                    KafkaTopics.endOffsets(bootstrap(), output, false)
+                            .forEach(
+                                    (partition, high) -> {
+                                        if (high > stable.get(partition)) {
+                                            open.put(
+                                                    partition,
+                                                    new long[] {stable.get(partition), high});
+                                        }
+                                    });
+                    return !open.isEmpty();
+                },
+                "an open transaction holding records in the output");
+        return open;
+    }
+
+    /**
+     * How many records of {@code ranges}, once decided (the last stable offset past them), ended up
+     * in aborted transactions.
+     */
+    private static long aborted(String output, Map<Integer, long[]> ranges) throws Exception {
+        awaitUntil(
+                () -> {
+                    Map<Integer, Long> stable = KafkaTopics.endOffsets(bootstrap(), output, true);
+                    return ranges.entrySet().stream()
+                            .allMatch(r -> stable.get(r.getKey()) >= r.getValue()[1]);
+                },
+                "the transactions open before the kill to be committed or aborted");
+        return KafkaTopics.count(bootstrap(), output, ranges, false)
+                - KafkaTopics.count(bootstrap(), output, ranges, true);
     }
 
     private static long completedCheckpoints(MiniCluster cluster, JobID job) throws Exception {

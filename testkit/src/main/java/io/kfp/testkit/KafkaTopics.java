@@ -92,6 +92,39 @@ public final class KafkaTopics {
         return true;
     }
 
+    /**
+     * How many records of {@code topic} at offsets partition -> [from, to) are visible at the given
+     * isolation level (read_uncommitted: all; read_committed: those of committed transactions).
+     */
+    public static long count(
+            String bootstrap, String topic, Map<Integer, long[]> ranges, boolean committedOnly) {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap);
+        props.setProperty("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
+        props.setProperty("enable.auto.commit", "false");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            Map<TopicPartition, Long> end = new HashMap<>();
+            ranges.forEach((p, range) -> end.put(new TopicPartition(topic, p), range[1]));
+            consumer.assign(end.keySet());
+            ranges.forEach((p, range) -> consumer.seek(new TopicPartition(topic, p), range[0]));
+            long count = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!reachedEnd(consumer, end) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+                        count++;
+                    }
+                }
+            }
+            if (!reachedEnd(consumer, end)) {
+                throw new AssertionError("could not read " + topic + " up to " + end + " in 60 s");
+            }
+            return count;
+        }
+    }
+
     /** Committed end offsets per partition (the last stable offset for read_committed). */
     public static Map<Integer, Long> endOffsets(
             String bootstrap, String topic, boolean committedOnly) {
