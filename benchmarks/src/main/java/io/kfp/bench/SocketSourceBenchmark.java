@@ -1,9 +1,9 @@
 package io.kfp.bench;
 
 import com.sun.management.OperatingSystemMXBean;
-import io.kfp.ingest.socket.Endpoint;
-import io.kfp.ingest.socket.SocketLineSource;
-import io.kfp.ingest.socket.SocketSourceSettings;
+import io.kfp.common.socket.Endpoint;
+import io.kfp.common.socket.SocketLineSource;
+import io.kfp.common.socket.SocketSourceSettings;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.InputStream;

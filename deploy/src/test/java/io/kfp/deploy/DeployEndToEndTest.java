@@ -253,7 +253,7 @@ public class DeployEndToEndTest {
             submit(
                     "ingest",
                     overrides,
-                    "--ingest.endpoints",
+                    "--socket.endpoints",
                     "127.0.0.1:" + lineServer.getLocalPort());
 
             // 1. Lines typed into a socket come out of the sink, on the TaskManagers' stdout.

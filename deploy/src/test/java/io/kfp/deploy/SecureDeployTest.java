@@ -84,7 +84,7 @@ class SecureDeployTest {
                                     kfp.kfp(
                                             submit(
                                                     "ingest",
-                                                    "--ingest.endpoints",
+                                                    "--socket.endpoints",
                                                     "127.0.0.1:" + lineServer.getLocalPort()))))
                     .matches("[0-9a-f]{32}");
             List<String> lines = new ArrayList<>();

@@ -6,7 +6,9 @@ import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.kafka.KafkaSinkFactory;
 import io.kfp.common.kafka.KafkaSinkOptions;
-import io.kfp.ingest.socket.SocketLineSource;
+import io.kfp.common.socket.LineRecord;
+import io.kfp.common.socket.SocketLineSource;
+import io.kfp.common.socket.SocketOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -14,7 +16,7 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Socket text lines -> Kafka topic, each line's bytes as they came (see {@code ingest.malformed}).
+ * Socket text lines -> Kafka topic, each line's bytes as they came (see {@code socket.malformed}).
  * At-least-once by default: a socket cannot replay, so lines received after the last completed
  * checkpoint are lost on a failure whatever the sink does; exactly-once would additionally hide
  * every line until its checkpoint commits.
@@ -32,9 +34,9 @@ public final class IngestJob implements Workflow {
                             "reads text lines from TCP endpoint(s) and writes each line as a record"
                                     + " to a Kafka topic.")
                     .owner("@kfp/platform")
-                    .readsFrom(config -> "sockets " + config.get(IngestOptions.ENDPOINTS))
+                    .readsFrom(config -> "sockets " + config.get(SocketOptions.ENDPOINTS))
                     .group(KafkaSinkOptions.GROUP)
-                    .group(IngestOptions.GROUP)
+                    .group(SocketOptions.GROUP)
                     .defaultValue(KafkaSinkOptions.DELIVERY_GUARANTEE, "at-least-once")
                     .workflow(IngestJob::fromConfig);
 
@@ -60,11 +62,8 @@ public final class IngestJob implements Workflow {
     public static IngestJob fromConfig(ReadableConfig config) {
         return new IngestJob(
                 config,
-                new SocketLineSource(IngestOptions.settings(config)),
-                KafkaSinkFactory.create(
-                        config,
-                        new LineRecord(
-                                config.getOptional(IngestOptions.KEY_DELIMITER).orElse(null))));
+                new SocketLineSource(SocketOptions.settings(config)),
+                KafkaSinkFactory.create(config, LineRecord.of(config)));
     }
 
     public static void main(String[] args) {
@@ -76,11 +75,11 @@ public final class IngestJob implements Workflow {
         // Each line is a fresh array the writer copies into its batch and never holds: the chained
         // writer may take it as it is instead of a copy of every line.
         env.getConfig().enableObjectReuse();
-        int endpoints = IngestOptions.settings(config).endpoints().size();
+        int endpoints = SocketOptions.settings(config).endpoints().size();
         env.fromSource(
                         source,
                         WatermarkStrategy.noWatermarks(),
-                        "socket:" + config.get(IngestOptions.ENDPOINTS))
+                        "socket:" + config.get(SocketOptions.ENDPOINTS))
                 .uid(SOURCE_UID)
                 // One reader per endpoint; more would have nothing to read.
                 .setParallelism(endpoints)

@@ -3,10 +3,11 @@ package io.kfp.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.entry.StreamEnvironments;
+import io.kfp.common.socket.SocketLineSource;
+import io.kfp.common.socket.SocketOptions;
 import io.kfp.common.testing.CapturedRun;
 import io.kfp.common.testing.CollectingSink;
 import io.kfp.common.testing.MiniClusters;
-import io.kfp.ingest.socket.SocketLineSource;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -48,15 +49,15 @@ class IngestJobTest {
             CollectingSink<byte[]> sink = new CollectingSink<>();
             Configuration config =
                     config(
-                            "--ingest.endpoints",
+                            "--socket.endpoints",
                             "127.0.0.1:" + a.getLocalPort() + ",127.0.0.1:" + b.getLocalPort(),
-                            "--ingest.bounded",
+                            "--socket.bounded",
                             "true");
 
             StreamEnvironments.execute(
                     config,
                     new IngestJob(
-                            config, new SocketLineSource(IngestOptions.settings(config)), sink));
+                            config, new SocketLineSource(SocketOptions.settings(config)), sink));
             serveA.join(10_000);
             serveB.join(10_000);
 
@@ -101,10 +102,10 @@ class IngestJobTest {
     void operatorsKeepStableUidsAndOneReaderAndWriterPerEndpoint() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration config =
-                config("--ingest.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
+                config("--socket.endpoints", "h:1,h:2,h:3", "--job.parallelism", "2");
         new IngestJob(
                         config,
-                        new SocketLineSource(IngestOptions.settings(config)),
+                        new SocketLineSource(SocketOptions.settings(config)),
                         new CollectingSink<>())
                 .addTo(env);
         List<StreamNode> nodes = new ArrayList<>(env.getStreamGraph().getStreamNodes());
@@ -129,55 +130,13 @@ class IngestJobTest {
     void itsWorkflowLetsTheChainedWriterTakeEachLineWithoutACopy() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         assertThat(env.getConfig().isObjectReuseEnabled()).as("Flink's default").isFalse();
-        Configuration config = config("--ingest.endpoints", "h:1");
+        Configuration config = config("--socket.endpoints", "h:1");
         new IngestJob(
                         config,
-                        new SocketLineSource(IngestOptions.settings(config)),
+                        new SocketLineSource(SocketOptions.settings(config)),
                         new CollectingSink<>())
                 .addTo(env);
         assertThat(env.getConfig().isObjectReuseEnabled()).isTrue();
-    }
-
-    @Test
-    void linesBecomeRecordsWithAnOptionalKey() {
-        LineRecord noKey = new LineRecord(null);
-        assertThat(noKey.key(utf8("a:b"))).isNull();
-        assertThat(new String(noKey.value(utf8("a:b")), StandardCharsets.UTF_8)).isEqualTo("a:b");
-        LineRecord keyed = new LineRecord(":");
-        assertThat(new String(keyed.key(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8))
-                .isEqualTo("user-1");
-        assertThat(new String(keyed.value(utf8("user-1:clicked:twice")), StandardCharsets.UTF_8))
-                .isEqualTo("clicked:twice");
-        assertThat(keyed.key(utf8("no delimiter"))).isNull();
-        assertThat(keyed.value(utf8(""))).isEmpty();
-    }
-
-    @Test
-    void theKeySplitWorksOnTheLineBytesWhateverTheyAre() {
-        // Bytes that are not UTF-8 on either side of a multi-byte delimiter stay as they were.
-        LineRecord keyed = new LineRecord("\u2192"); // "->" as one character: E2 86 92
-        byte[] line = {
-            (byte) 0xff,
-            'k',
-            (byte) 0xe2,
-            (byte) 0x86,
-            (byte) 0x92,
-            (byte) 0xc3,
-            '(',
-            (byte) 0xe2,
-            (byte) 0x86,
-            (byte) 0x92,
-            0
-        };
-        assertThat(keyed.key(line)).containsExactly(0xff, 'k');
-        assertThat(keyed.value(line)).containsExactly(0xc3, '(', 0xe2, 0x86, 0x92, 0);
-        // A delimiter cut short at the end of the line is no delimiter.
-        assertThat(keyed.key(new byte[] {'a', (byte) 0xe2, (byte) 0x86})).isNull();
-        assertThat(new LineRecord(null).value(line)).isSameAs(line);
-    }
-
-    private static byte[] utf8(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -187,46 +146,46 @@ class IngestJobTest {
         assertThat(help.out())
                 .startsWith("ingest-job: ")
                 .contains(
-                        "--ingest.endpoints  (default: localhost:9999)",
-                        "--ingest.max-line-length  (default: 1000 kb)",
+                        "--socket.endpoints  (default: localhost:9999)",
+                        "--socket.max-line-length  (default: 1000 kb)",
                         "--sink.delivery-guarantee  (default: at-least-once)",
-                        "--ingest.empty-lines  (default: keep)");
+                        "--socket.empty-lines  (default: keep)");
 
         CapturedRun bad =
                 CapturedRun.of(
                         IngestJob.SPEC,
                         "--sink.topic",
                         "t",
-                        "--ingest.endpoints",
+                        "--socket.endpoints",
                         "localhost,h:99999",
-                        "--ingest.max-retries",
+                        "--socket.max-retries",
                         "-2",
-                        "--ingest.charset",
+                        "--socket.charset",
                         "UTF-9");
         CapturedRun utf16 =
-                CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--ingest.charset", "UTF-16");
+                CapturedRun.of(IngestJob.SPEC, "--sink.topic", "t", "--socket.charset", "UTF-16");
         assertThat(utf16.exitCode()).isEqualTo(2);
         assertThat(utf16.err()).contains("not ASCII-compatible");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err())
                 .contains("'localhost' is not host:port", "the port must be between 1 and 65535")
-                .contains("ingest.max-retries = \"-2\"", "ingest.charset = \"UTF-9\"");
+                .contains("socket.max-retries = \"-2\"", "socket.charset = \"UTF-9\"");
     }
 
     @Test
     void aMaxLineLengthThatCannotFitInOneProducerRequestIsRejected() {
         CapturedRun tooLong =
                 CapturedRun.of(
-                        IngestJob.SPEC, "--sink.topic", "t", "--ingest.max-line-length", "1 mb");
+                        IngestJob.SPEC, "--sink.topic", "t", "--socket.max-line-length", "1 mb");
         assertThat(tooLong.exitCode()).isEqualTo(2);
         assertThat(tooLong.err())
                 .contains(
-                        "ingest.max-line-length = \"1 mb\"",
+                        "socket.max-line-length = \"1 mb\"",
                         "does not fit in one producer request (max.request.size 1048576 bytes",
                         "use at most 1048448 bytes");
         assertThat(
                         config(
-                                "--ingest.max-line-length",
+                                "--socket.max-line-length",
                                 "1 mb",
                                 "--kafka.properties.max.request.size",
                                 "2097152"))

@@ -71,7 +71,7 @@ public final class LocalPipeline {
                     "source.topics",
                     "source.topic-pattern",
                     "sink.topic",
-                    "ingest.endpoints",
+                    "socket.endpoints",
                     "checkpoint.dir",
                     "checkpoint.savepoint-dir");
 
@@ -315,7 +315,7 @@ public final class LocalPipeline {
                         List.of(
                                 "--sink.topic",
                                 INPUT_TOPIC,
-                                "--ingest.endpoints",
+                                "--socket.endpoints",
                                 "127.0.0.1:" + ingestPort,
                                 "--job.parallelism",
                                 "1")));

@@ -2,13 +2,13 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.console.ConsoleSink;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.preflight.RequiredAcls;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
-import io.kfp.sink.ConsoleSink;
 import io.kfp.sink.SinkJob;
 import io.kfp.testkit.EmbeddedJobs;
 import io.kfp.testkit.EmbeddedKafka;
@@ -437,9 +437,9 @@ class AuthorizationTest {
                             "ingest-s3cret",
                             "--sink.topic",
                             name + "-a",
-                            "--ingest.endpoints",
+                            "--socket.endpoints",
                             "127.0.0.1:" + server.getLocalPort(),
-                            "--ingest.bounded",
+                            "--socket.bounded",
                             "true");
             List<String> relay =
                     clientArgs(

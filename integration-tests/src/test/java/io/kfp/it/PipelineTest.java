@@ -2,12 +2,12 @@ package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.console.ConsoleSink;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.entry.Workflow;
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.ingest.IngestJob;
 import io.kfp.relay.RelayJob;
-import io.kfp.sink.ConsoleSink;
 import io.kfp.sink.SinkJob;
 import io.kfp.testkit.EmbeddedJobs;
 import io.kfp.testkit.KafkaExtension;
@@ -119,9 +119,9 @@ class PipelineTest {
                 List.of(
                         "--sink.topic",
                         name + "-a",
-                        "--ingest.endpoints",
+                        "--socket.endpoints",
                         "127.0.0.1:" + port,
-                        "--ingest.bounded",
+                        "--socket.bounded",
                         "true"));
         ingest.addAll(List.of(ingestOptions));
         List<String> relay = new ArrayList<>(common);
@@ -244,9 +244,9 @@ class PipelineTest {
             startPipeline(
                     "p6",
                     server.getLocalPort(),
-                    "--ingest.max-line-length",
+                    "--socket.max-line-length",
                     "1 kb",
-                    "--ingest.bounded",
+                    "--socket.bounded",
                     "false");
             // Binary records produced straight to topic A must be relayed byte for byte.
             KafkaTopics.produce(
@@ -259,7 +259,7 @@ class PipelineTest {
                                     "bin".getBytes(StandardCharsets.UTF_8),
                                     binary)));
 
-            // Lines that are not UTF-8 keep their bytes (ingest.malformed=keep, the default).
+            // Lines that are not UTF-8 keep their bytes (socket.malformed=keep, the default).
             List<String> expected =
                     hex(
                             List.of(

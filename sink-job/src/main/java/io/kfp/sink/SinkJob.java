@@ -1,5 +1,8 @@
 package io.kfp.sink;
 
+import io.kfp.common.console.ConsoleOptions;
+import io.kfp.common.console.ConsoleSink;
+import io.kfp.common.console.FormattingDeserializer;
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.entry.JobProvider;
 import io.kfp.common.entry.JobSpec;
@@ -61,18 +64,14 @@ public final class SinkJob implements Workflow {
     public static SinkJob fromConfig(ReadableConfig config) {
         return new SinkJob(
                 config,
-                KafkaSourceFactory.create(
-                        config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
+                KafkaSourceFactory.create(config, FormattingDeserializer.of(config)),
                 ConsoleSink.toStdout(config.get(ConsoleOptions.FLUSH_INTERVAL)));
     }
 
     /** Like {@link #fromConfig} but printing to {@code sink} (tests, the embedded pipeline). */
     public static SinkJob fromConfig(ReadableConfig config, Sink<byte[]> sink) {
         return new SinkJob(
-                config,
-                KafkaSourceFactory.create(
-                        config, new FormattingDeserializer(RecordFormatter.fromConfig(config))),
-                sink);
+                config, KafkaSourceFactory.create(config, FormattingDeserializer.of(config)), sink);
     }
 
     public static void main(String[] args) {

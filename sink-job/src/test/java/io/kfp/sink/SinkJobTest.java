@@ -3,8 +3,10 @@ package io.kfp.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.console.ConsoleSink;
 import io.kfp.common.entry.StreamEnvironments;
 import io.kfp.common.testing.CapturedRun;
+import io.kfp.common.testing.FullDisk;
 import io.kfp.common.testing.ListSource;
 import io.kfp.common.testing.MiniClusters;
 import java.io.ByteArrayOutputStream;
@@ -98,9 +100,7 @@ class SinkJobTest {
     void aJobWhoseStandardOutputFailsFailsAndSaysWhy() {
         ConsoleSink sink =
                 new ConsoleSink(
-                        () ->
-                                new PrintStream(
-                                        ConsoleSinkTest.failing(), false, StandardCharsets.UTF_8),
+                        () -> new PrintStream(FullDisk.stream(), false, StandardCharsets.UTF_8),
                         Duration.ofMillis(200));
         Configuration config = config("--restart.strategy", "none");
         SinkJob job =

@@ -7,11 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.FallbackKey;
 import org.snakeyaml.engine.v2.api.Load;
@@ -83,6 +85,13 @@ public final class ConfigLoader {
         List<String> warnings = new ArrayList<>();
         readEnvironment(environment, groups, raw, warnings);
         commandLine.values.forEach((k, v) -> raw.put(k, v, "command line"));
+        raw.deprecatedUsed.forEach(
+                (old, own) ->
+                        warnings.add(
+                                old
+                                        + " is the old name of "
+                                        + own
+                                        + ": it is still read, but rename it where it is set."));
         return new Loaded(raw.raw, commandLine.help, problems, warnings);
     }
 
@@ -94,18 +103,28 @@ public final class ConfigLoader {
     private static final class Layers {
         final RawConfig raw = new RawConfig();
         final Map<String, String> ownKeyOf = new LinkedHashMap<>();
+        final Set<String> deprecated = new HashSet<>();
+
+        /** Deprecated keys given, each with the key that replaces it. */
+        final Map<String, String> deprecatedUsed = new LinkedHashMap<>();
 
         Layers(Collection<OptionGroup> groups) {
             for (OptionGroup group : groups) {
                 for (ConfigOption<?> option : group.options()) {
                     for (FallbackKey fallback : option.fallbackKeys()) {
                         ownKeyOf.putIfAbsent(fallback.getKey(), option.key());
+                        if (fallback.isDeprecated()) {
+                            deprecated.add(fallback.getKey());
+                        }
                     }
                 }
             }
         }
 
         void put(String key, String value, String origin) {
+            if (deprecated.contains(key)) {
+                deprecatedUsed.put(key, ownKeyOf.get(key));
+            }
             raw.put(ownKeyOf.getOrDefault(key, key), value, origin, key);
         }
     }

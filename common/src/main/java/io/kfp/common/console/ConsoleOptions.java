@@ -1,4 +1,4 @@
-package io.kfp.sink;
+package io.kfp.common.console;
 
 import static org.apache.flink.configuration.ConfigOptions.key;
 

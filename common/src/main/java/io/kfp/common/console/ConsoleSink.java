@@ -1,4 +1,4 @@
-package io.kfp.sink;
+package io.kfp.common.console;
 
 import java.io.IOException;
 import java.io.OutputStream;

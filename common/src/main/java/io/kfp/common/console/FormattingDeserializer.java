@@ -1,7 +1,8 @@
-package io.kfp.sink;
+package io.kfp.common.console;
 
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -10,14 +11,19 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * Turns each Kafka record into its printed line, as UTF-8 bytes, right in the source: nothing else
  * to carry.
  */
-final class FormattingDeserializer implements KafkaRecordDeserializationSchema<byte[]> {
+public final class FormattingDeserializer implements KafkaRecordDeserializationSchema<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
     private final RecordFormatter formatter;
 
-    FormattingDeserializer(RecordFormatter formatter) {
+    public FormattingDeserializer(RecordFormatter formatter) {
         this.formatter = formatter;
+    }
+
+    /** Lines formatted as the {@code console.*} options of {@code config} say. */
+    public static FormattingDeserializer of(ReadableConfig config) {
+        return new FormattingDeserializer(RecordFormatter.fromConfig(config));
     }
 
     @Override

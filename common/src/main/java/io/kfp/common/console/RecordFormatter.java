@@ -1,4 +1,4 @@
-package io.kfp.sink;
+package io.kfp.common.console;
 
 import io.kfp.common.config.Escapes;
 import java.io.Serializable;

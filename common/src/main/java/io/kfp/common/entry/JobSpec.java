@@ -184,7 +184,7 @@ public record JobSpec(
 
         /**
          * It reads something besides Kafka: {@code describe} says what, given its settings (e.g.
-         * the sockets of ingest.endpoints).
+         * the sockets of socket.endpoints).
          */
         public Builder readsFrom(Function<ReadableConfig, String> describe) {
             otherInput = describe;

@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 /**
  * What the first bytes of a connection say about its encoding. A UTF-8 byte order mark (EF BB BF)

@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;

@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import io.kfp.common.text.Utf8;
 import java.nio.ByteBuffer;
@@ -12,7 +12,7 @@ import java.util.Arrays;
 /**
  * The bytes of a line -> the bytes of its record. A line valid in the source's charset is written
  * as UTF-8: with the default UTF-8 that is its bytes as they are, with another charset its text
- * re-encoded. A line that is not valid (counted as malformed) is, per {@code ingest.malformed}:
+ * re-encoded. A line that is not valid (counted as malformed) is, per {@code socket.malformed}:
  * kept byte for byte (keep, the default - as Kafka's console producer does), decoded with U+FFFD
  * for each bad sequence (replace), or dropped (reject, {@code null}).
  */

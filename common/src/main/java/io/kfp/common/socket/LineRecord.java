@@ -1,15 +1,16 @@
-package io.kfp.ingest;
+package io.kfp.common.socket;
 
 import io.kfp.common.kafka.OutgoingRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * A line as a Kafka record: its bytes as value and no key, or, with a key delimiter, the bytes
  * before the delimiter's first occurrence (its UTF-8 bytes, found on the line's bytes) as key and
  * the rest as value. A line without the delimiter gets no key.
  */
-final class LineRecord implements OutgoingRecord<byte[]> {
+public final class LineRecord implements OutgoingRecord<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
@@ -18,9 +19,14 @@ final class LineRecord implements OutgoingRecord<byte[]> {
     /**
      * @param keyDelimiter {@code null} for records without key
      */
-    LineRecord(String keyDelimiter) {
+    public LineRecord(String keyDelimiter) {
         this.keyDelimiter =
                 keyDelimiter == null ? null : keyDelimiter.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Records keyed as {@code socket.key-delimiter} of {@code config} says. */
+    public static LineRecord of(ReadableConfig config) {
+        return new LineRecord(config.getOptional(SocketOptions.KEY_DELIMITER).orElse(null));
     }
 
     @Override

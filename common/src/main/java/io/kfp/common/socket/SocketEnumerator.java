@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import java.util.Comparator;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.kfp.ingest;
+package io.kfp.common.socket;
 
 import static org.apache.flink.configuration.ConfigOptions.key;
 
@@ -6,8 +6,6 @@ import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.Escapes;
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaSinkOptions;
-import io.kfp.ingest.socket.Endpoint;
-import io.kfp.ingest.socket.SocketSourceSettings;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.UnsupportedCharsetException;
@@ -19,10 +17,14 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
-/** Where the ingest job reads lines from and how it cuts and decodes them. */
-public final class IngestOptions implements OptionGroup {
+/**
+ * Where a job reads text lines from over TCP (it connects, like Flink's socketTextStream) and how
+ * it cuts, decodes and keys them: the options of {@link SocketLineSource} and {@link LineRecord}.
+ * {@code ingest.*}, their keys before they were shared, are still read.
+ */
+public final class SocketOptions implements OptionGroup {
 
-    public static final IngestOptions GROUP = new IngestOptions();
+    public static final SocketOptions GROUP = new SocketOptions();
 
     /** Whether empty lines become (empty) Kafka records. */
     public enum EmptyLines {
@@ -31,110 +33,124 @@ public final class IngestOptions implements OptionGroup {
     }
 
     public static final ConfigOption<String> ENDPOINTS =
-            key("ingest.endpoints")
+            key("socket.endpoints")
                     .stringType()
                     .defaultValue("localhost:9999")
+                    .withDeprecatedKeys("ingest.endpoints")
                     .withDescription(
                             "Comma-separated host:port list to connect to (the job is the client,"
                                     + " like socketTextStream). Each endpoint is read by its own"
                                     + " reader, in parallel.");
 
     public static final ConfigOption<String> DELIMITER =
-            key("ingest.delimiter")
+            key("socket.delimiter")
                     .stringType()
                     .defaultValue("\\n")
+                    .withDeprecatedKeys("ingest.delimiter")
                     .withDescription(
                             "What ends a line; escapes \\n, \\r, \\t, \\\\ are understood. With \\n a"
                                     + " trailing \\r is stripped, so CRLF input works.");
 
     public static final ConfigOption<String> CHARSET =
-            key("ingest.charset")
+            key("socket.charset")
                     .stringType()
                     .defaultValue("UTF-8")
+                    .withDeprecatedKeys("ingest.charset")
                     .withDescription(
                             "Charset of the incoming bytes, ASCII-compatible (lines are cut on bytes); lines are written as UTF-8. A UTF-16 or UTF-32 peer is refused with a message saying how to send UTF-8.");
 
     public static final ConfigOption<SocketSourceSettings.MalformedPolicy> MALFORMED =
-            key("ingest.malformed")
+            key("socket.malformed")
                     .enumType(SocketSourceSettings.MalformedPolicy.class)
                     .defaultValue(SocketSourceSettings.MalformedPolicy.KEEP)
+                    .withDeprecatedKeys("ingest.malformed")
                     .withDescription(
                             "A line not valid in the charset: keep its bytes as they are, replace the bad bytes with U+FFFD, or reject (drop) the line; counted in malformedLines either way.");
 
     public static final ConfigOption<MemorySize> MAX_LINE_LENGTH =
-            key("ingest.max-line-length")
+            key("socket.max-line-length")
                     .memoryType()
                     .defaultValue(MemorySize.parse("1000 kb"))
+                    .withDeprecatedKeys("ingest.max-line-length")
                     .withDescription(
                             "Longest line accepted, which bounds memory per endpoint. At most the producer's max.request.size less 128 bytes.");
 
     public static final ConfigOption<SocketSourceSettings.OversizedPolicy> OVERSIZED_LINES =
-            key("ingest.oversized-lines")
+            key("socket.oversized-lines")
                     .enumType(SocketSourceSettings.OversizedPolicy.class)
                     .defaultValue(SocketSourceSettings.OversizedPolicy.SKIP)
+                    .withDeprecatedKeys("ingest.oversized-lines")
                     .withDescription(
                             "skip: drop a longer line up to its delimiter without buffering it"
                                     + " (counted in oversizedLinesSkipped, logged with endpoint and"
                                     + " size); fail: fail the job.");
 
     public static final ConfigOption<EmptyLines> EMPTY_LINES =
-            key("ingest.empty-lines")
+            key("socket.empty-lines")
                     .enumType(EmptyLines.class)
                     .defaultValue(EmptyLines.KEEP)
+                    .withDeprecatedKeys("ingest.empty-lines")
                     .withDescription(
                             "keep: an empty line becomes a record with an empty value, so lines in"
                                     + " = records out; drop: skip it (counted in"
                                     + " emptyLinesDropped).");
 
     public static final ConfigOption<String> KEY_DELIMITER =
-            key("ingest.key-delimiter")
+            key("socket.key-delimiter")
                     .stringType()
                     .noDefaultValue()
+                    .withDeprecatedKeys("ingest.key-delimiter")
                     .withDescription(
                             "Unset: records have no key. Set (e.g. ':'): the bytes before its first occurrence are the key, the rest the value; lines without it get no key.");
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT =
-            key("ingest.connect-timeout")
+            key("socket.connect-timeout")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(5))
+                    .withDeprecatedKeys("ingest.connect-timeout")
                     .withDescription("How long one connection attempt may take.");
 
     public static final ConfigOption<Integer> MAX_RETRIES =
-            key("ingest.max-retries")
+            key("socket.max-retries")
                     .intType()
                     .defaultValue(10)
+                    .withDeprecatedKeys("ingest.max-retries")
                     .withDescription(
                             "Reconnect attempts after a failed or lost connection before the job fails, naming host:port: 0 gives up at once, -1 retries forever. The count restarts after each successful connection.");
 
     public static final ConfigOption<Duration> RETRY_BACKOFF =
-            key("ingest.retry-backoff")
+            key("socket.retry-backoff")
                     .durationType()
                     .defaultValue(Duration.ofMillis(500))
+                    .withDeprecatedKeys("ingest.retry-backoff")
                     .withDescription(
                             "Wait before the first retry; doubles with each failed attempt.");
 
     public static final ConfigOption<Duration> RETRY_MAX_BACKOFF =
-            key("ingest.retry-max-backoff")
+            key("socket.retry-max-backoff")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(30))
+                    .withDeprecatedKeys("ingest.retry-max-backoff")
                     .withDescription("Longest wait between attempts.");
 
     public static final ConfigOption<Duration> IDLE_TIMEOUT =
-            key("ingest.idle-timeout")
+            key("socket.idle-timeout")
                     .durationType()
                     .defaultValue(Duration.ZERO)
+                    .withDeprecatedKeys("ingest.idle-timeout")
                     .withDescription(
                             "Reconnect when an endpoint has sent nothing for this long (a peer that hangs without closing). 0: never, for inputs that may be quiet for long.");
 
     public static final ConfigOption<Boolean> BOUNDED =
-            key("ingest.bounded")
+            key("socket.bounded")
                     .booleanType()
                     .defaultValue(false)
+                    .withDeprecatedKeys("ingest.bounded")
                     .withDescription(
                             "End an endpoint when its peer closes the connection (and the job when"
                                     + " all have), for one-shot loads. Off: reconnect.");
 
-    private IngestOptions() {}
+    private SocketOptions() {}
 
     @Override
     public String title() {
@@ -256,8 +272,8 @@ public final class IngestOptions implements OptionGroup {
         if (config.get(RETRY_MAX_BACKOFF).compareTo(config.get(RETRY_BACKOFF)) < 0) {
             problems.add(
                     RETRY_MAX_BACKOFF.key(),
-                    "is shorter than ingest.retry-backoff.",
-                    "make it at least ingest.retry-backoff.");
+                    "is shorter than " + RETRY_BACKOFF.key() + ".",
+                    "make it at least " + RETRY_BACKOFF.key() + ".");
         }
     }
 

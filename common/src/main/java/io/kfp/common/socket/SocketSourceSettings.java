@@ -1,11 +1,11 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Everything the socket source needs, resolved and validated (see {@code IngestOptions}).
+ * Everything the socket source needs, resolved and validated (see {@link SocketOptions}).
  *
  * @param delimiter bytes that end a line, in the source's charset
  * @param maxRetries reconnect attempts after a failed or lost connection: 0 none, -1 forever

@@ -1,4 +1,4 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
 import io.kfp.common.log.RateLimitedWarning;
 import java.io.IOException;
@@ -107,13 +107,13 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                                 + split.endpoint()
                                 + " for "
                                 + TimeUtils.formatWithHighestUnit(idle)
-                                + " (ingest.idle-timeout)";
+                                + " (socket.idle-timeout)";
                 long dropped = dropUnfinishedLine();
                 closeSocket();
                 if (settings.bounded()) {
                     throw new IOException(
                             why
-                                    + " before the peer finished sending (ingest.bounded=true)"
+                                    + " before the peer finished sending (socket.bounded=true)"
                                     + (dropped > 0
                                             ? "; dropped an unfinished line of "
                                                     + dropped
@@ -142,7 +142,7 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                         "The connection to "
                                 + split.endpoint()
                                 + " broke before the peer"
-                                + " finished sending (ingest.bounded=true): "
+                                + " finished sending (socket.bounded=true): "
                                 + e
                                 + (dropped > 0
                                         ? "; dropped an unfinished line of " + dropped + " bytes"
@@ -242,9 +242,9 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                 split.endpoint()
                         + " sends UTF-16 or UTF-32 (the connection began with the byte order mark "
                         + mark.hex(head)
-                        + "), but ingest-job cuts lines in "
+                        + "), but the socket source cuts lines in "
                         + settings.charset()
-                        + " (ingest.charset, which must be ASCII-compatible): every character would arrive with NUL bytes."
+                        + " (socket.charset, which must be ASCII-compatible): every character would arrive with NUL bytes."
                         + " Have the sender write UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE, or PowerShell's -Encoding utf8)";
         headLength = -1;
         splitter.discard();
@@ -260,7 +260,7 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                                     : "; refused "
                                             + failedAttempts
                                             + (failedAttempts == 1 ? " connection" : " connections")
-                                            + " (ingest.max-retries="
+                                            + " (socket.max-retries="
                                             + maxRetries
                                             + ")."));
         }
@@ -295,14 +295,14 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                                 + ": "
                                 + failedAttempts
                                 + (failedAttempts == 1 ? " attempt" : " attempts")
-                                + " failed (ingest.max-retries="
+                                + " failed (socket.max-retries="
                                 + maxRetries
                                 + "); last error: "
                                 + e
                                 + ". Check that a server listens on "
                                 + endpoint
                                 + " and can be reached from the TaskManager, or raise"
-                                + " ingest.max-retries (-1 retries forever).",
+                                + " socket.max-retries (-1 retries forever).",
                         e);
             }
             long delayMs = backoffMs(failedAttempts);
@@ -466,10 +466,10 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                         settings.charset(),
                         length,
                         switch (settings.malformed()) {
-                            case KEEP -> "kept its bytes as they are (ingest.malformed=keep)";
+                            case KEEP -> "kept its bytes as they are (socket.malformed=keep)";
                             case REPLACE ->
-                                    "replaced the bad bytes with U+FFFD (ingest.malformed=replace)";
-                            case REJECT -> "dropped it (ingest.malformed=reject)";
+                                    "replaced the bad bytes with U+FFFD (socket.malformed=replace)";
+                            case REJECT -> "dropped it (socket.malformed=reject)";
                         });
                 if (line.bytes() == null) {
                     return;
@@ -488,13 +488,13 @@ final class SocketSplitReader implements SplitReader<byte[], SocketSplit> {
                                 + length
                                 + " bytes from "
                                 + split.endpoint()
-                                + " is longer than ingest.max-line-length ("
+                                + " is longer than socket.max-line-length ("
                                 + settings.maxLineLength()
-                                + " bytes). Raise ingest.max-line-length, or set ingest.oversized-lines=skip"
+                                + " bytes). Raise socket.max-line-length, or set socket.oversized-lines=skip"
                                 + " to skip such lines.");
             }
             oversizedWarning.warn(
-                    "Skipped a line of {} bytes from {}: longer than ingest.max-line-length ({} bytes).",
+                    "Skipped a line of {} bytes from {}: longer than socket.max-line-length ({} bytes).",
                     length,
                     split.endpoint(),
                     settings.maxLineLength());

@@ -7,6 +7,7 @@ import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
+import io.kfp.common.socket.SocketOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,6 +53,26 @@ class ConfigLoaderTest {
         assertThat(raw.entry("checkpoint.min-pause").value()).isEqualTo("300 ms");
         assertThat(raw.entry("checkpoint.min-pause").origin()).isEqualTo("command line");
         assertThat(raw.entry("sink.topic").value()).isEqualTo("from-file");
+    }
+
+    @Test
+    void anOldKeyIsReadUnderItsNewNameWithAWarning() {
+        ConfigLoader.Loaded loaded =
+                ConfigLoader.load(
+                        new String[] {"--ingest.endpoints", "h:1"},
+                        Map.of("KFP_INGEST_BOUNDED", "true"),
+                        Map.of(),
+                        List.of(SocketOptions.GROUP));
+        assertThat(loaded.raw().values())
+                .containsEntry("socket.endpoints", "h:1")
+                .containsEntry("socket.bounded", "true")
+                .doesNotContainKeys("ingest.endpoints", "ingest.bounded");
+        assertThat(loaded.warnings())
+                .contains(
+                        "ingest.endpoints is the old name of socket.endpoints: it is still read,"
+                                + " but rename it where it is set.",
+                        "ingest.bounded is the old name of socket.bounded: it is still read, but"
+                                + " rename it where it is set.");
     }
 
     @Test

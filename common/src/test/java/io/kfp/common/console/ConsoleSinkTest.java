@@ -1,8 +1,9 @@
-package io.kfp.sink;
+package io.kfp.common.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kfp.common.testing.FullDisk;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -165,22 +166,12 @@ class ConsoleSinkTest {
         }
     }
 
-    /** Like a full disk or a closed pipe under System.out: every write fails. */
-    static OutputStream failing() {
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                throw new IOException("No space left on device");
-            }
-        };
-    }
-
     @Test
     void aStandardOutputThatFailsFailsTheWriterInsteadOfLosingLines() throws Exception {
         SimpleCounter lines = new SimpleCounter();
         ConsoleSink.Writer writer =
                 new ConsoleSink.Writer(
-                        new PrintStream(failing(), false, StandardCharsets.UTF_8),
+                        new PrintStream(FullDisk.stream(), false, StandardCharsets.UTF_8),
                         new ManualTime(),
                         200,
                         lines);
@@ -195,7 +186,8 @@ class ConsoleSinkTest {
     @Test
     void anOutputStreamThatFailsFailsTheWriterWithItsOwnError() throws Exception {
         ConsoleSink.Writer writer =
-                new ConsoleSink.Writer(failing(), new ManualTime(), 200, new SimpleCounter());
+                new ConsoleSink.Writer(
+                        FullDisk.stream(), new ManualTime(), 200, new SimpleCounter());
         writer.write(utf8("one"), null);
 
         assertThatThrownBy(() -> writer.flush(false))

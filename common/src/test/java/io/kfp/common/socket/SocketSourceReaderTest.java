@@ -1,6 +1,6 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
-import static io.kfp.ingest.socket.LineServer.send;
+import static io.kfp.common.socket.LineServer.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

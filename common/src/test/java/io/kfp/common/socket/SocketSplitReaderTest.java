@@ -1,7 +1,7 @@
-package io.kfp.ingest.socket;
+package io.kfp.common.socket;
 
-import static io.kfp.ingest.socket.LineServer.send;
-import static io.kfp.ingest.socket.LineServer.sendBytes;
+import static io.kfp.common.socket.LineServer.send;
+import static io.kfp.common.socket.LineServer.sendBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -372,12 +372,12 @@ class SocketSplitReaderTest {
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining(
                         "sends UTF-16 or UTF-32 (the connection began with the byte order mark FF FE)")
-                .hasMessageContaining("ingest.charset")
+                .hasMessageContaining("socket.charset")
                 .hasMessageContaining("iconv -f UTF-16 -t UTF-8");
         assertThat(metrics.refusedConnections.getCount()).isEqualTo(1);
         assertThat(metrics.lines.getCount()).as("no garbled line reached Kafka").isZero();
 
-        // Unbounded: each connection refused is a failed attempt; after ingest.max-retries the job
+        // Unbounded: each connection refused is a failed attempt; after socket.max-retries the job
         // fails.
         byte[] utf16be = "\ufeffhi\n".getBytes(Charset.forName("UTF-16BE"));
         LineServer endless = server().then(sendBytes(utf16be)).then(sendBytes(utf16be));
@@ -393,7 +393,7 @@ class SocketSplitReaderTest {
         assertThatThrownBy(() -> readBytes(reader, 10, new boolean[1]))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("byte order mark FE FF")
-                .hasMessageContaining("refused 2 connections (ingest.max-retries=1)");
+                .hasMessageContaining("refused 2 connections (socket.max-retries=1)");
         assertThat(metrics.lines.getCount()).isZero();
     }
 
@@ -548,7 +548,7 @@ class SocketSplitReaderTest {
         assertThatThrownBy(() -> read(reader, 1, new boolean[1]))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("Could not connect to 127.0.0.1:" + port)
-                .hasMessageContaining("3 attempts failed (ingest.max-retries=2)")
+                .hasMessageContaining("3 attempts failed (socket.max-retries=2)")
                 .hasMessageContaining("Connection refused");
 
         SocketSplitReader noRetry =

@@ -34,19 +34,20 @@ final class NewJobCommand extends KfpCommand implements Callable<Integer> {
             paramLabel = "TEMPLATE",
             defaultValue = "relay",
             description =
-                    "what it starts as: relay (Kafka -> Kafka exactly-once, a byte-for-byte copy)")
+                    "what it starts as: relay (Kafka -> Kafka exactly-once, a byte-for-byte copy),"
+                            + " sink (Kafka -> console) or ingest (TCP text lines -> Kafka)")
     String like;
 
     @Option(
             names = "--from",
             paramLabel = "TOPIC",
-            description = "its input topic (default: NAME-in)")
+            description = "its input topic, for relay and sink (default: NAME-in)")
     String from;
 
     @Option(
             names = "--to",
             paramLabel = "TOPIC",
-            description = "its output topic (default: NAME-out)")
+            description = "its output topic, for relay and ingest (default: NAME-out)")
     String to;
 
     @Override
@@ -58,7 +59,21 @@ final class NewJobCommand extends KfpCommand implements Callable<Integer> {
             throw new KfpException(
                     "--like '"
                             + like
-                            + "': the templates are relay (Kafka -> Kafka, exactly-once).");
+                            + "': the templates are relay (Kafka -> Kafka, exactly-once), sink"
+                            + " (Kafka -> console) and ingest (TCP text lines -> Kafka).");
+        }
+        if (from != null && !template.readsKafka()) {
+            throw new KfpException(
+                    "--from: a job --like "
+                            + like
+                            + " reads sockets, not a topic: set socket.endpoints in"
+                            + " deploy/conf/jobs/"
+                            + name
+                            + ".yaml once it is made.");
+        }
+        if (to != null && !template.writesKafka()) {
+            throw new KfpException(
+                    "--to: a job --like " + like + " prints its records; it writes no topic.");
         }
         List<String> written =
                 new JobScaffold(ctx().settings().repo(), ctx().settings().version())

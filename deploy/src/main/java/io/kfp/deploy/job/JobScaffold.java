@@ -1,10 +1,13 @@
 package io.kfp.deploy.job;
 
+import io.kfp.common.config.OptionGroup;
 import io.kfp.common.config.OptionsHelp;
+import io.kfp.common.console.ConsoleOptions;
 import io.kfp.common.entry.JobSpec;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import io.kfp.common.kafka.TopicNames;
+import io.kfp.common.socket.SocketOptions;
 import io.kfp.deploy.KfpException;
 import io.kfp.ops.jobs.JobModules;
 import java.io.IOException;
@@ -19,20 +22,57 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.flink.configuration.ConfigOption;
 
 /**
  * {@code kfp new-job}: a job module made from a template, ready to build, test and submit - its pom
  * (the parent, the shaded job jar, Flink provided), its spec with fixed operator uids and its
- * provider, a README with its generated options table, a unit test and the test kit's two
- * contracts, its config for kfp, its line in the root pom and in CODEOWNERS. Nothing is written
- * unless all of it can be.
+ * provider, a README with its generated options table, a unit test, the test kit's module contract
+ * and (for a job that writes Kafka exactly-once) its exactly-once contract, its config for kfp, its
+ * line in the root pom and in CODEOWNERS. Nothing is written unless all of it can be.
  */
 public final class JobScaffold {
 
-    /** What the new job starts as. */
+    /** What the new job starts as: its files are under {@code scaffold/<name>/}. */
     public enum Template {
         /** Kafka -> Kafka, exactly-once, copying each record byte for byte. */
-        RELAY
+        RELAY(
+                "Kafka -> Kafka, exactly-once.",
+                List.of(SourceOptions.GROUP, KafkaSinkOptions.GROUP),
+                Map.of()),
+        /** Kafka -> console, at-least-once: the sink-job's shape. */
+        SINK(
+                "Kafka -> console, at-least-once.",
+                List.of(SourceOptions.GROUP, ConsoleOptions.GROUP),
+                Map.of()),
+        /** TCP text lines -> Kafka, at-least-once: the ingest-job's shape. */
+        INGEST(
+                "TCP text lines -> Kafka, at-least-once.",
+                List.of(KafkaSinkOptions.GROUP, SocketOptions.GROUP),
+                Map.of(KafkaSinkOptions.DELIVERY_GUARANTEE, "at-least-once"));
+
+        final String description;
+        final List<OptionGroup> groups;
+        final Map<ConfigOption<?>, String> defaults;
+
+        Template(
+                String description,
+                List<OptionGroup> groups,
+                Map<ConfigOption<?>, String> defaults) {
+            this.description = description;
+            this.groups = groups;
+            this.defaults = defaults;
+        }
+
+        /** Whether the job reads Kafka topics (takes --from). */
+        public boolean readsKafka() {
+            return groups.contains(SourceOptions.GROUP);
+        }
+
+        /** Whether the job writes a Kafka topic (takes --to). */
+        public boolean writesKafka() {
+            return groups.contains(KafkaSinkOptions.GROUP);
+        }
     }
 
     /**
@@ -61,7 +101,7 @@ public final class JobScaffold {
      */
     public List<String> create(
             String name, String owner, Template template, String from, String to) {
-        check(name, owner, from, to);
+        check(name, owner, template, from, to);
         String className = className(name);
         String pkg = "io.kfp." + name.replace("-", "");
         String module = name + "-job";
@@ -70,12 +110,14 @@ public final class JobScaffold {
         values.put("@@CLASS@@", className);
         values.put("@@PACKAGE@@", pkg);
         values.put("@@OWNER@@", owner);
-        values.put("@@FROM@@", from);
-        values.put("@@TO@@", to);
+        // A template that reads no topic (or writes none) has no use for --from (or --to).
+        values.put("@@FROM@@", template.readsKafka() ? from : "");
+        values.put("@@TO@@", template.writesKafka() ? to : "");
         values.put("@@VERSION@@", version);
-        values.put("@@OPTIONS@@", optionsTable(name, owner));
+        values.put("@@DESCRIPTION@@", template.description);
+        values.put("@@OPTIONS@@", optionsTable(name, owner, template));
 
-        String t = "scaffold/" + template.name().toLowerCase() + "/";
+        String t = template.name().toLowerCase() + "/";
         String main = module + "/src/main/java/" + pkg.replace('.', '/') + "/";
         String test = module + "/src/test/java/" + pkg.replace('.', '/') + "/";
         Map<String, String> files = new LinkedHashMap<>();
@@ -86,8 +128,11 @@ public final class JobScaffold {
                 module + "/src/main/resources/META-INF/services/io.kfp.common.entry.JobProvider",
                 pkg + "." + className + "Job$Provider\n");
         files.put(test + className + "JobTest.java", fill(t + "JobTest.java.tmpl", values));
-        files.put(
-                test + className + "ContractTest.java", fill(t + "ContractTest.java.tmpl", values));
+        if (exists(t + "ContractTest.java.tmpl")) {
+            files.put(
+                    test + className + "ContractTest.java",
+                    fill(t + "ContractTest.java.tmpl", values));
+        }
         files.put(test + className + "ModuleTest.java", fill(t + "ModuleTest.java.tmpl", values));
         files.put(
                 module + "/src/test/resources/log4j2-test.properties",
@@ -132,7 +177,7 @@ public final class JobScaffold {
     }
 
     /** Refuses, before anything is written, a name, owner or topic that cannot be. */
-    void check(String name, String owner, String from, String to) {
+    void check(String name, String owner, Template template, String from, String to) {
         if (!NAME.matcher(name).matches() || name.length() > 40 || name.endsWith("-job")) {
             throw new KfpException(
                     "job name '"
@@ -161,12 +206,19 @@ public final class JobScaffold {
                             + "': kfp writes it into CODEOWNERS, so give a GitHub team or user:"
                             + " --owner @my-org/my-team or --owner @my-user.");
         }
-        for (String[] topic : new String[][] {{"--from", from}, {"--to", to}}) {
+        List<String[]> topics = new ArrayList<>();
+        if (template.readsKafka()) {
+            topics.add(new String[] {"--from", from});
+        }
+        if (template.writesKafka()) {
+            topics.add(new String[] {"--to", to});
+        }
+        for (String[] topic : topics) {
             if (!TopicNames.isValid(topic[1])) {
                 throw new KfpException(topic[0] + " '" + topic[1] + "': " + TopicNames.RULE + ".");
             }
         }
-        if (from.equals(to)) {
+        if (topics.size() == 2 && from.equals(to)) {
             throw new KfpException(
                     "--from and --to are both " + from + ": a job copies one into another.");
         }
@@ -182,13 +234,11 @@ public final class JobScaffold {
     }
 
     /** The options table the new module's README test will expect, for its starting spec. */
-    private static String optionsTable(String name, String owner) {
-        JobSpec spec =
-                JobSpec.builder(name + "-job", "")
-                        .owner(owner)
-                        .group(SourceOptions.GROUP)
-                        .group(KafkaSinkOptions.GROUP)
-                        .workflow(config -> env -> {});
+    private static String optionsTable(String name, String owner, Template template) {
+        JobSpec.Builder builder = JobSpec.builder(name + "-job", "").owner(owner);
+        template.groups.forEach(builder::group);
+        template.defaults.forEach(builder::defaultValue);
+        JobSpec spec = builder.workflow(config -> env -> {});
         return OptionsHelp.markdown(spec.groups(), spec.defaults());
     }
 
@@ -209,7 +259,18 @@ public final class JobScaffold {
         return pom.substring(0, at) + "    " + line + "\n" + pom.substring(at);
     }
 
-    private static String fill(String resource, Map<String, String> values) {
+    /** Whether the template has {@code file} of its own. */
+    private static boolean exists(String file) {
+        return JobScaffold.class.getClassLoader().getResource("scaffold/" + file) != null;
+    }
+
+    /**
+     * The template's {@code file}, or the one every template shares ({@code scaffold/any/}), with
+     * the placeholders filled.
+     */
+    private static String fill(String file, Map<String, String> values) {
+        String resource =
+                exists(file) ? "scaffold/" + file : "scaffold/any/" + file.replaceFirst(".*/", "");
         String text;
         try (InputStream in = JobScaffold.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {

@@ -132,6 +132,25 @@ class KfpCommandLineTest {
     }
 
     @Test
+    void newJobRefusesATopicItsTemplateHasNoUseForAndAnUnknownTemplate() {
+        Result from =
+                kfp("new-job", "clicks", "--owner", "@org/team", "--like", "ingest", "--from", "t");
+        assertThat(from.exit()).isNotZero();
+        assertThat(from.err())
+                .contains(
+                        "--from: a job --like ingest reads sockets, not a topic: set"
+                                + " socket.endpoints in deploy/conf/jobs/clicks.yaml");
+        Result to = kfp("new-job", "clicks", "--owner", "@org/team", "--like", "sink", "--to", "t");
+        assertThat(to.err())
+                .contains("--to: a job --like sink prints its records; it writes no topic.");
+        Result like = kfp("new-job", "clicks", "--owner", "@org/team", "--like", "window");
+        assertThat(like.err())
+                .contains(
+                        "--like 'window': the templates are relay (Kafka -> Kafka, exactly-once), sink");
+        assertThat(HOME.resolveSibling("clicks-job")).doesNotExist();
+    }
+
+    @Test
     void anUnknownCommandIsAUsageError() {
         Result r = kfp("stauts");
         assertThat(r.exit()).isEqualTo(2);

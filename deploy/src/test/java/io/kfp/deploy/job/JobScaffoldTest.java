@@ -40,15 +40,20 @@ class JobScaffoldTest {
 
     static final String CLASS = "OrdersCopyForTheQuarterlyReportEu1";
 
+    static final String LONG_SINK = "orders-show-for-the-quarterly-report-eu1";
+
+    static final String LONG_INGEST = "orders-feed-for-the-quarterly-report-eu1";
+
     @TempDir Path dir;
 
     @Test
-    void aNewJobBuildsAndPassesItsTestsRightAway() throws Exception {
+    void aNewJobOfEachTemplateBuildsAndPassesItsTestsRightAway() throws Exception {
         Path scratch = TestJobs.HOME.resolve("target/scaffold-test/repo").toAbsolutePath();
         deleteTree(scratch.getParent());
         copyTree(REPO, scratch);
 
-        // The longest name kfp new-job takes and the shortest: the code is formatted for both.
+        // Of each template the longest name kfp new-job takes and the shortest: the code is
+        // formatted for both. The long ones' tests run; the short ones are built and checked.
         List<String> written =
                 new JobScaffold(scratch, VERSION)
                         .create(
@@ -61,9 +66,30 @@ class JobScaffoldTest {
                 .contains(
                         LONG + "-job/pom.xml",
                         LONG + "-job/src/main/java/io/kfp/" + PACKAGE + "/" + CLASS + "Job.java",
+                        LONG
+                                + "-job/src/test/java/io/kfp/"
+                                + PACKAGE
+                                + "/"
+                                + CLASS
+                                + "ContractTest.java",
                         "deploy/conf/jobs/" + LONG + ".yaml");
         new JobScaffold(scratch, VERSION)
                 .create("x", "@my-user", JobScaffold.Template.RELAY, "x-in", "x-out");
+        List<String> printing =
+                new JobScaffold(scratch, VERSION)
+                        .create(
+                                LONG_SINK,
+                                "@my-org/orders",
+                                JobScaffold.Template.SINK,
+                                "orders-copied",
+                                null);
+        assertThat(printing).noneMatch(file -> file.endsWith("ContractTest.java"));
+        new JobScaffold(scratch, VERSION)
+                .create("s", "@my-user", JobScaffold.Template.SINK, "s-in", null);
+        new JobScaffold(scratch, VERSION)
+                .create(LONG_INGEST, "@my-org/orders", JobScaffold.Template.INGEST, null, "orders");
+        new JobScaffold(scratch, VERSION)
+                .create("i", "@my-user", JobScaffold.Template.INGEST, null, "i-out");
         assertThat(Files.readString(scratch.resolve("pom.xml")))
                 .contains("<module>" + LONG + "-job</module>\n    <module>x-job</module>");
         assertThat(Files.readString(scratch.resolve("CODEOWNERS")))
@@ -71,7 +97,15 @@ class JobScaffoldTest {
                         "/" + LONG + "-job/ @my-org/orders\n",
                         "/deploy/conf/jobs/" + LONG + ".yaml @my-org/orders\n",
                         "/x-job/ @my-user\n");
-        assertThat(JobModules.of(scratch)).containsEntry(LONG, LONG + "-job");
+        assertThat(JobModules.of(scratch))
+                .containsEntry(LONG, LONG + "-job")
+                .containsEntry(LONG_SINK, LONG_SINK + "-job")
+                .containsEntry("i", "i-job");
+        assertThat(Files.readString(scratch.resolve("deploy/conf/jobs/i.yaml")))
+                .contains("sink.topic: i-out\n", "socket.endpoints: localhost:9999\n");
+        assertThat(Files.readString(scratch.resolve("deploy/conf/jobs/s.yaml")))
+                .contains("source.topics: s-in\n")
+                .doesNotContain("sink.topic");
 
         Path log = scratch.getParent().resolve("maven.log");
         Process maven =
@@ -81,10 +115,17 @@ class JobScaffoldTest {
                                         "-o",
                                         "-B",
                                         "-pl",
-                                        LONG + "-job,x-job",
+                                        String.join(
+                                                ",",
+                                                LONG + "-job",
+                                                "x-job",
+                                                LONG_SINK + "-job",
+                                                "s-job",
+                                                LONG_INGEST + "-job",
+                                                "i-job"),
                                         "-am",
                                         "verify",
-                                        "-Dtest=" + CLASS + "*",
+                                        "-Dtest=OrdersCopy*,OrdersShow*,OrdersFeed*",
                                         "-Dsurefire.failIfNoSpecifiedTests=false"))
                         .directory(scratch.toFile())
                         .redirectErrorStream(true)
@@ -98,12 +139,21 @@ class JobScaffoldTest {
         }
         String output = Files.readString(log, StandardCharsets.UTF_8);
         assertThat(maven.exitValue()).as("./mvnw -pl ... -am verify:\n%s", output).isZero();
-        Path reports = scratch.resolve(LONG + "-job/target/surefire-reports");
-        for (String test : List.of("JobTest", "ModuleTest", "ContractTest")) {
-            assertThat(reports.resolve("io.kfp." + PACKAGE + "." + CLASS + test + ".txt"))
-                    .as("%s ran", test)
-                    .content()
-                    .contains("Failures: 0, Errors: 0, Skipped: 0");
+        Map<String, List<String>> testsOf =
+                Map.of(
+                        LONG, List.of("JobTest", "ModuleTest", "ContractTest"),
+                        LONG_SINK, List.of("JobTest", "ModuleTest"),
+                        LONG_INGEST, List.of("JobTest", "ModuleTest"));
+        for (Map.Entry<String, List<String>> job : testsOf.entrySet()) {
+            String pkg = "io.kfp." + job.getKey().replace("-", "");
+            Path reports = scratch.resolve(job.getKey() + "-job/target/surefire-reports");
+            for (String test : job.getValue()) {
+                String name = pkg + "." + JobScaffold.className(job.getKey()) + test;
+                assertThat(reports.resolve(name + ".txt"))
+                        .as("%s ran", name)
+                        .content()
+                        .contains("Failures: 0, Errors: 0, Skipped: 0");
+            }
         }
         deleteTree(scratch.getParent());
     }
