@@ -151,7 +151,8 @@ public class DeployEndToEndTest {
     /**
      * dedup, a job made with kfp new-job, goes through kfp as ours do: listed with its owner and
      * topics, submitted, watched, stopped with a savepoint and resumed with its state - the ids it
-     * saw before the stop are dropped after the resume.
+     * saw before the stop are dropped after the resume - then upgraded, and rolled back from a new
+     * version that cannot run, its state intact across both.
      */
     @Test
     void aTeamsJobIsListedSubmittedStoppedAndResumedLikeOurs() throws Exception {
@@ -187,6 +188,38 @@ public class DeployEndToEndTest {
         Thread.sleep(11_000);
         List<String> written = OneHostKfp.values(out, host.client(), true);
         assertThat(written).hasSize(110).doesNotHaveDuplicates();
+
+        // An upgrade: the state checked against the new jar, a savepoint, the new version from it.
+        List<String> upgrade = new ArrayList<>(List.of("upgrade", "dedup"));
+        upgrade.addAll(topics);
+        String upgraded = host.kfp(upgrade.toArray(String[]::new));
+        assertThat(upgraded)
+                .contains(
+                        "restores into dedup-job: every operator state",
+                        "stopping dedup with a savepoint",
+                        "3 checkpoints completed without a restart");
+        produceIds(in, 0, 120);
+        awaitCommitted(out, 120);
+
+        // A new version that cannot run (its checkpoint directory cannot be made): rolled back to
+        // the version that ran, from the same savepoint, and kfp exits 1 saying so.
+        List<String> broken = new ArrayList<>(upgrade);
+        broken.addAll(List.of("--checkpoint.dir", "/proc/kfp-upgrade-test"));
+        Commands.Result rolledBack = host.tryKfp(broken.toArray(String[]::new));
+        assertThat(rolledBack.exit()).as(rolledBack.output()).isEqualTo(1);
+        assertThat(rolledBack.output())
+                .contains(
+                        "ROLLING BACK: dedup",
+                        "upgrade of dedup rolled back:",
+                        " runs again (job ");
+        assertThat(host.kfp("status", "dedup")).contains("dedup-job: RUNNING");
+        produceIds(in, 0, 130);
+        awaitCommitted(out, 130);
+        Thread.sleep(11_000);
+        assertThat(OneHostKfp.values(out, host.client(), true))
+                .as("each id once across the stop, the upgrade and the rollback")
+                .hasSize(130)
+                .doesNotHaveDuplicates();
         kfp("cancel", "dedup");
     }
 

@@ -120,6 +120,26 @@ public final class CheckpointOptions implements OptionGroup {
                                     + " scratch: sources resume from the offsets in it. Same forms"
                                     + " as checkpoint.dir. (flink run -s PATH does the same.)");
 
+    public static final ConfigOption<Boolean> ALLOW_NON_RESTORED_STATE =
+            key("checkpoint.allow-non-restored-state")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withFallbackKeys("execution.state-recovery.ignore-unclaimed-state")
+                    .withDescription(
+                            "With checkpoint.restore-from: start even when state in it has no"
+                                    + " operator of that uid in the job, dropping that state. Off:"
+                                    + " such a start fails, naming the operator.");
+
+    public static final ConfigOption<String> CHECK_RESTORE_FROM =
+            key("checkpoint.check-restore-from")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Run nothing: check that the savepoint or retained checkpoint at this"
+                                    + " path restores into the job as configured (each operator"
+                                    + " state in it has an operator of that uid, at a matching max"
+                                    + " parallelism), print the verdict, exit 0 if so, 1 if not.");
+
     private CheckpointOptions() {}
 
     @Override
@@ -140,7 +160,9 @@ public final class CheckpointOptions implements OptionGroup {
                 NUM_RETAINED,
                 DIRECTORY,
                 SAVEPOINT_DIRECTORY,
-                RESTORE_FROM);
+                RESTORE_FROM,
+                ALLOW_NON_RESTORED_STATE,
+                CHECK_RESTORE_FROM);
     }
 
     @Override
@@ -176,6 +198,9 @@ public final class CheckpointOptions implements OptionGroup {
         checkLocation(config, SAVEPOINT_DIRECTORY, problems);
         if (config.getOptional(RESTORE_FROM).isPresent()) {
             checkLocation(config, RESTORE_FROM, problems);
+        }
+        if (config.getOptional(CHECK_RESTORE_FROM).isPresent()) {
+            checkLocation(config, CHECK_RESTORE_FROM, problems);
         }
     }
 

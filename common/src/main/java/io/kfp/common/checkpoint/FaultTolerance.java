@@ -61,6 +61,9 @@ public final class FaultTolerance {
 
         config.getOptional(CheckpointOptions.RESTORE_FROM)
                 .ifPresent(path -> flink.set(StateRecoveryOptions.SAVEPOINT_PATH, location(path)));
+        flink.set(
+                StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE,
+                config.get(CheckpointOptions.ALLOW_NON_RESTORED_STATE));
 
         flink.set(
                 StateBackendOptions.STATE_BACKEND,

@@ -1,5 +1,7 @@
 package io.kfp.common.entry;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
+import io.kfp.common.checkpoint.RestoreCheck;
 import io.kfp.common.config.ConfigLoader;
 import io.kfp.common.config.ConfigProblem;
 import io.kfp.common.config.ConfigValidator;
@@ -45,6 +47,9 @@ public final class JobEntryPoint {
 
     /** The job ran and failed. */
     public static final int EXIT_JOB_FAILED = 1;
+
+    /** {@link CheckpointOptions#CHECK_RESTORE_FROM}: state in it has no home in the job. */
+    public static final int EXIT_STATE_DROPPED = 1;
 
     private static final Logger LOG = LoggerFactory.getLogger(JobEntryPoint.class);
 
@@ -131,6 +136,9 @@ public final class JobEntryPoint {
             out.flush();
             return 0;
         }
+        if (config.getOptional(CheckpointOptions.CHECK_RESTORE_FROM).isPresent()) {
+            return checkRestore(spec, config);
+        }
         LOG.info(
                 "Starting {} with this configuration (secrets hidden):\n{}",
                 spec.command(),
@@ -179,6 +187,31 @@ public final class JobEntryPoint {
             err.flush();
             return EXIT_JOB_FAILED;
         }
+    }
+
+    /** {@link CheckpointOptions#CHECK_RESTORE_FROM}: the verdict on stdout, nothing run. */
+    private int checkRestore(JobSpec spec, Configuration config) {
+        String path = config.get(CheckpointOptions.CHECK_RESTORE_FROM);
+        RestoreCheck.Verdict verdict;
+        try {
+            verdict =
+                    RestoreCheck.check(
+                            path, StreamEnvironments.jobGraph(config, spec.workflow(config)));
+        } catch (Exception e) {
+            err.println(
+                    spec.command()
+                            + ": could not read "
+                            + path
+                            + " ("
+                            + CheckpointOptions.CHECK_RESTORE_FROM.key()
+                            + "): "
+                            + e.getMessage());
+            err.flush();
+            return EXIT_USER_ERROR;
+        }
+        verdict.lines(spec.command()).forEach(out::println);
+        out.flush();
+        return verdict.restores() ? 0 : EXIT_STATE_DROPPED;
     }
 
     /** A warning the user should see before the job runs: on stderr and in the log. */

@@ -10,6 +10,7 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +52,13 @@ public final class StreamEnvironments {
         StreamExecutionEnvironment env = forJob(config);
         workflow.addTo(env);
         return env.executeAsync(config.get(JobOptions.NAME));
+    }
+
+    /** The job graph {@code workflow} would be submitted as, built without running anything. */
+    public static JobGraph jobGraph(ReadableConfig config, Workflow workflow) {
+        StreamExecutionEnvironment env = forJob(config);
+        workflow.addTo(env);
+        return env.getStreamGraph(false).getJobGraph();
     }
 
     /**

@@ -49,6 +49,7 @@ import picocli.CommandLine.ScopeType;
             VerifyCommand.class,
             StopCommand.class,
             ResumeCommand.class,
+            UpgradeCommand.class,
             CancelCommand.class,
             StatusCommand.class,
             LogsCommand.class,
@@ -238,7 +239,7 @@ public final class Kfp implements Callable<Integer> {
                 .getSubcommands()
                 .get("exec")
                 .setStopAtPositional(true);
-        for (String name : List.of("submit", "resume", "acls")) {
+        for (String name : List.of("submit", "resume", "upgrade", "acls")) {
             commandLine.getSubcommands().get(name).setUnmatchedOptionsArePositionalParams(true);
         }
         return commandLine;

@@ -2,6 +2,7 @@ package io.kfp.deploy.cli;
 
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.job.DeployedJob;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
 import picocli.CommandLine.Command;
@@ -33,7 +34,8 @@ final class StopCommand extends KfpCommand implements Callable<Integer> {
                             rest.stopWithSavepoint(
                                     id,
                                     savepoint == null
-                                            ? null
+                                            ? ctx().submitter()
+                                                    .savepointDirectory(deployed, List.of())
                                             : ctx().settings().absolute(savepoint)));
         }
         return 0;

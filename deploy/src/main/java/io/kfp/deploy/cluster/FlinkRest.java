@@ -168,10 +168,19 @@ public final class FlinkRest implements AutoCloseable {
      * its path.
      */
     public String stopWithSavepoint(JobID job, String directory) {
+        return stopWithSavepoint(job, directory, false);
+    }
+
+    /**
+     * Stops the job with a savepoint; with {@code drain}, its sources end first and event time
+     * advances to the end, firing every timer and window (for a job that will not be resumed on
+     * this state's windows).
+     */
+    public String stopWithSavepoint(JobID job, String directory, boolean drain) {
         String savepoint =
                 call(
                         client.stopWithSavepoint(
-                                job, false, directory, SavepointFormatType.CANONICAL),
+                                job, drain, directory, SavepointFormatType.CANONICAL),
                         SAVEPOINT_TIMEOUT,
                         "stop job " + job + " with a savepoint");
         awaitEnded(job);
@@ -199,8 +208,48 @@ public final class FlinkRest implements AutoCloseable {
         }
     }
 
+    /**
+     * The path of the job's latest completed checkpoint or savepoint, if it has one that was
+     * persisted.
+     */
+    public java.util.Optional<String> latestCheckpoint(JobID job) {
+        org.apache.flink.runtime.rest.messages.JobMessageParameters params =
+                resolve(
+                        org.apache.flink.runtime.rest.messages.checkpoints
+                                .CheckpointingStatisticsHeaders.getInstance()
+                                .getUnresolvedMessageParameters(),
+                        Map.of(JobIDPathParameter.KEY, job.toString()));
+        var latest =
+                call(
+                                client.sendRequest(
+                                        org.apache.flink.runtime.rest.messages.checkpoints
+                                                .CheckpointingStatisticsHeaders.getInstance(),
+                                        params,
+                                        EmptyRequestBody.getInstance()),
+                                CALL_TIMEOUT,
+                                "read the checkpoints of job " + job)
+                        .getLatestCheckpoints();
+        return java.util.stream.Stream.of(
+                        latest.getCompletedCheckpointStatistics(), latest.getSavepointStatistics())
+                .filter(java.util.Objects::nonNull)
+                .max(java.util.Comparator.comparingLong(c -> c.getLatestAckTimestamp()))
+                .map(c -> c.getExternalPath())
+                .filter(path -> path != null && !path.startsWith("<"));
+    }
+
+    /** The job's state on the cluster. */
+    public org.apache.flink.api.common.JobStatus status(JobID job) {
+        return call(client.getJobStatus(job), CALL_TIMEOUT, "ask for the state of job " + job);
+    }
+
     public void cancel(JobID job) {
         call(client.cancel(job), CALL_TIMEOUT, "cancel job " + job);
+    }
+
+    /** Cancels the job and waits until it has ended. */
+    public void cancelAndAwait(JobID job) {
+        cancel(job);
+        awaitEnded(job);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.kfp.deploy.job;
 
+import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.JobOptions;
+import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.kafka.KafkaClientOptions;
 import io.kfp.common.preflight.PreflightOptions;
 import io.kfp.deploy.KfpException;
@@ -160,9 +162,33 @@ public final class JobSubmitter {
         return new Submission(config, args);
     }
 
-    /** Submits detached; prints and returns the job id. */
+    /**
+     * Where the job's savepoints go, as it is configured ({@code checkpoint.savepoint-dir}): a
+     * stop-with-savepoint without a directory would take the cluster's instead.
+     */
+    public String savepointDirectory(DeployedJob job, List<String> userArgs) {
+        Submission submission = plan(job, userArgs);
+        Configuration config = job.settings(submission.config(), environment, submission.args());
+        String dir = config.get(CheckpointOptions.SAVEPOINT_DIRECTORY);
+        // Relative paths in job configs are relative to the repository (see runCli).
+        return dir.startsWith("/") || dir.contains(":")
+                ? dir
+                : settings.repo().resolve(dir).normalize().toString();
+    }
+
+    /** Submits the built jar detached, kept under its version; prints and returns the job id. */
     public String submit(DeployedJob job, List<String> userArgs) {
-        Path jar = builtJar(job);
+        return submit(job, userArgs, new JobJars(settings).keep(job));
+    }
+
+    /** Submits {@code version} of the job detached; prints and returns the job id. */
+    public String submit(DeployedJob job, List<String> userArgs, JobJars.Version version) {
+        String id = submitJar(job, userArgs, version.jar());
+        new JobJars(settings).markRunning(job, version, userArgs);
+        return id;
+    }
+
+    private String submitJar(DeployedJob job, List<String> userArgs, Path jar) {
         if (!settings.externalKafka() && settings.kafkaSecurity().enabled()) {
             settings.kafkaSecurity().ensureUser(job.name(), () -> Topics.admin(settings));
         }
@@ -286,7 +312,65 @@ public final class JobSubmitter {
     }
 
     private String acls(DeployedJob job, List<String> userArgs, String principal) {
-        Path jar = builtJar(job);
+        List<String> command =
+                mainCommand(job, userArgs, builtJar(job), PreflightOptions.PRINT_ACLS, principal);
+        try {
+            return runCaptured(
+                    command,
+                    "acls-" + job.name(),
+                    output -> job.module() + " could not say which ACLs it needs");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Whether the savepoint or retained checkpoint at {@code path} restores into {@code version} of
+     * the job as {@code userArgs} configure it, asked of the job's own main ({@code
+     * --checkpoint.check-restore-from}); prints its verdict.
+     */
+    public boolean restores(
+            DeployedJob job, List<String> userArgs, JobJars.Version version, String path) {
+        List<String> command =
+                mainCommand(
+                        job,
+                        userArgs,
+                        version.jar(),
+                        CheckpointOptions.CHECK_RESTORE_FROM,
+                        settings.absolute(path));
+        try {
+            Path output =
+                    Files.createTempFile(tmpDir(), "restore-check-" + job.name() + "-", ".out");
+            try {
+                int exit = runCli(command, output);
+                String printed = Files.readString(output, StandardCharsets.UTF_8);
+                if (exit != 0 && exit != JobEntryPoint.EXIT_STATE_DROPPED) {
+                    err.print(printed);
+                    throw new KfpException(
+                            job.module()
+                                    + " could not check "
+                                    + path
+                                    + " (exit code "
+                                    + exit
+                                    + "); its output is above.");
+                }
+                out.print(printed);
+                return exit == 0;
+            } finally {
+                Files.deleteIfExists(output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A JVM running the job's main from {@code jar} with one more option, run nothing else. */
+    private List<String> mainCommand(
+            DeployedJob job,
+            List<String> userArgs,
+            Path jar,
+            org.apache.flink.configuration.ConfigOption<String> option,
+            String value) {
         Submission submission = plan(job, userArgs);
         try (JarFile file = new JarFile(jar.toFile())) {
             String main =
@@ -304,11 +388,8 @@ public final class JobSubmitter {
                             "--config",
                             submission.config().toString()));
             command.addAll(submission.args());
-            command.addAll(List.of("--" + PreflightOptions.PRINT_ACLS.key(), principal));
-            return runCaptured(
-                    command,
-                    "acls-" + job.name(),
-                    output -> job.module() + " could not say which ACLs it needs");
+            command.addAll(List.of("--" + option.key(), value));
+            return command;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

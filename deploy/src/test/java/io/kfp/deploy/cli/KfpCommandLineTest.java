@@ -67,6 +67,7 @@ class KfpCommandLineTest {
                         "acls",
                         "stop",
                         "resume",
+                        "upgrade",
                         "cancel",
                         "status",
                         "logs",
