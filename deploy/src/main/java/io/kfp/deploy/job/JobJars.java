@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Each job's jars by version in the run directory ({@code jars/<job>/<version>.jar}), so that the
  * version running can be submitted again after an upgrade that failed, and which version runs
- * ({@code jars/<job>/running}). A version is the project's version and the git commit it was built
- * from - {@code 0.1.0-SNAPSHOT+3f2c1a9e07}, with {@code .dirty-<first bytes of the jar's SHA-256>}
- * when the working tree had changes - so two different builds never share a name.
+ * ({@code jars/<job>/running}). A version is the project's version and the git commit checked out
+ * when kfp keeps the jar - {@code 0.1.0-SNAPSHOT+3f2c1a9e07}, with {@code .dirty-<first bytes of
+ * the jar's SHA-256>} when tracked files had changes - so two different builds never share a name.
  */
 public final class JobJars {
 
