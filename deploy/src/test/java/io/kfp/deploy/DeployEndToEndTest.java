@@ -220,6 +220,12 @@ public class DeployEndToEndTest {
                 .as("each id once across the stop, the upgrade and the rollback")
                 .hasSize(130)
                 .doesNotHaveDuplicates();
+        // The savepoints of the stop and of both upgrades, newest first, each with why.
+        String history = host.kfp("savepoints", "dedup");
+        assertThat(history)
+                .containsPattern("(?m)^savepoint .* stop +\\S+ +" + Pattern.quote(savepoint) + "$")
+                .containsPattern("(?s)upgrade.*upgrade.*stop")
+                .contains("checkpoint ");
         kfp("cancel", "dedup");
     }
 

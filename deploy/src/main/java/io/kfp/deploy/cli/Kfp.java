@@ -50,6 +50,7 @@ import picocli.CommandLine.ScopeType;
             StopCommand.class,
             ResumeCommand.class,
             UpgradeCommand.class,
+            SavepointsCommand.class,
             CancelCommand.class,
             StatusCommand.class,
             LogsCommand.class,
@@ -239,7 +240,7 @@ public final class Kfp implements Callable<Integer> {
                 .getSubcommands()
                 .get("exec")
                 .setStopAtPositional(true);
-        for (String name : List.of("submit", "resume", "upgrade", "acls")) {
+        for (String name : List.of("submit", "resume", "upgrade", "savepoints", "acls")) {
             commandLine.getSubcommands().get(name).setUnmatchedOptionsArePositionalParams(true);
         }
         return commandLine;

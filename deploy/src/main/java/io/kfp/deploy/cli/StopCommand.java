@@ -2,6 +2,7 @@ package io.kfp.deploy.cli;
 
 import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.job.DeployedJob;
+import io.kfp.deploy.job.JobJars;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
@@ -29,14 +30,14 @@ final class StopCommand extends KfpCommand implements Callable<Integer> {
         DeployedJob deployed = ctx().job(job);
         try (FlinkRest rest = ctx().rest()) {
             JobID id = rest.runningJob(ctx().jobName(deployed));
-            ctx().out()
-                    .println(
-                            rest.stopWithSavepoint(
-                                    id,
-                                    savepoint == null
-                                            ? ctx().submitter()
-                                                    .savepointDirectory(deployed, List.of())
-                                            : ctx().settings().absolute(savepoint)));
+            String taken =
+                    rest.stopWithSavepoint(
+                            id,
+                            savepoint == null
+                                    ? ctx().submitter().savepointDirectory(deployed, List.of())
+                                    : ctx().settings().absolute(savepoint));
+            new JobJars(ctx().settings()).recordSavepoint(deployed, taken, "stop");
+            ctx().out().println(taken);
         }
         return 0;
     }

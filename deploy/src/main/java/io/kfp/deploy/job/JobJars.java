@@ -103,6 +103,45 @@ public final class JobJars {
         }
     }
 
+    /** Why a savepoint kfp took was taken, and of which version. */
+    public record Taken(String reason, String version) {}
+
+    /** Notes that kfp took {@code savepoint} of the job, for {@code reason}. */
+    public void recordSavepoint(DeployedJob job, String savepoint, String reason) {
+        String version = running(job).map(r -> r.version().name()).orElse("-");
+        try {
+            Path history = dir(job).resolve("savepoints");
+            Files.createDirectories(history.getParent());
+            Files.writeString(
+                    history,
+                    savepoint + "\t" + reason + "\t" + version + "\n",
+                    StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The savepoints kfp took of the job: path -> why and of which version. */
+    public java.util.Map<String, Taken> savepointsTaken(DeployedJob job) {
+        java.util.Map<String, Taken> taken = new java.util.HashMap<>();
+        Path history = dir(job).resolve("savepoints");
+        try {
+            if (Files.isRegularFile(history)) {
+                for (String line : Files.readAllLines(history, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("\t");
+                    if (fields.length == 3) {
+                        taken.put(fields[0], new Taken(fields[1], fields[2]));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return taken;
+    }
+
     private Path dir(DeployedJob job) {
         return settings.run().resolve("jars").resolve(job.name());
     }

@@ -167,13 +167,53 @@ public final class JobSubmitter {
      * stop-with-savepoint without a directory would take the cluster's instead.
      */
     public String savepointDirectory(DeployedJob job, List<String> userArgs) {
+        return directory(job, userArgs, CheckpointOptions.SAVEPOINT_DIRECTORY);
+    }
+
+    /** The job's directory of that option, as a path or URI kfp can hand to Flink. */
+    private String directory(
+            DeployedJob job,
+            List<String> userArgs,
+            org.apache.flink.configuration.ConfigOption<String> option) {
         Submission submission = plan(job, userArgs);
         Configuration config = job.settings(submission.config(), environment, submission.args());
-        String dir = config.get(CheckpointOptions.SAVEPOINT_DIRECTORY);
+        String dir = config.get(option);
         // Relative paths in job configs are relative to the repository (see runCli).
         return dir.startsWith("/") || dir.contains(":")
                 ? dir
                 : settings.repo().resolve(dir).normalize().toString();
+    }
+
+    /**
+     * The job's savepoints and retained checkpoints in its storage, read by {@link StoredStates} in
+     * a JVM with the cluster's file systems (S3 in the lab).
+     */
+    public List<StoredStates.Stored> storedStates(DeployedJob job, List<String> userArgs) {
+        List<String> command = new ArrayList<>(List.of(settings.javaBin()));
+        command.addAll(shortLivedJvm(environment));
+        command.addAll(FlinkCluster.JAVA_OPENS);
+        command.addAll(
+                List.of(
+                        "-Dlog4j.configurationFile="
+                                + settings.flinkConf().resolve("log4j-cli.properties"),
+                        "-cp",
+                        cluster.classpath() + ":" + settings.ownClasspath(),
+                        StoredStates.class.getName(),
+                        directory(job, userArgs, CheckpointOptions.DIRECTORY),
+                        directory(job, userArgs, CheckpointOptions.SAVEPOINT_DIRECTORY)));
+        try {
+            String printed =
+                    runCaptured(
+                            command,
+                            "states-" + job.name(),
+                            output -> "could not list the savepoints of " + job.name());
+            return printed.lines()
+                    .filter(line -> line.matches("(savepoint|checkpoint)\\t\\d+\\t.*"))
+                    .map(StoredStates.Stored::parse)
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Submits the built jar detached, kept under its version; prints and returns the job id. */

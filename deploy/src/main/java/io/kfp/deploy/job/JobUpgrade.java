@@ -137,6 +137,7 @@ public final class JobUpgrade {
                     cluster.stopWithSavepoint(
                             running, submitter.savepointDirectory(job, userArgs), options.drain());
         }
+        jars.recordSavepoint(job, savepoint, "upgrade");
         out.println("savepoint: " + savepoint);
 
         List<String> from = new ArrayList<>(List.of("--checkpoint.restore-from", savepoint));

@@ -68,6 +68,7 @@ class KfpCommandLineTest {
                         "stop",
                         "resume",
                         "upgrade",
+                        "savepoints",
                         "cancel",
                         "status",
                         "logs",
