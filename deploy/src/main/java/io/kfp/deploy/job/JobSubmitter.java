@@ -189,15 +189,9 @@ public final class JobSubmitter {
      * a JVM with the cluster's file systems (S3 in the lab).
      */
     public List<StoredStates.Stored> storedStates(DeployedJob job, List<String> userArgs) {
-        List<String> command = new ArrayList<>(List.of(settings.javaBin()));
-        command.addAll(shortLivedJvm(environment));
-        command.addAll(FlinkCluster.JAVA_OPENS);
+        List<String> command = shortLivedJava(cluster.classpath() + ":" + settings.ownClasspath());
         command.addAll(
                 List.of(
-                        "-Dlog4j.configurationFile="
-                                + settings.flinkConf().resolve("log4j-cli.properties"),
-                        "-cp",
-                        cluster.classpath() + ":" + settings.ownClasspath(),
                         StoredStates.class.getName(),
                         directory(job, userArgs, CheckpointOptions.DIRECTORY),
                         directory(job, userArgs, CheckpointOptions.SAVEPOINT_DIRECTORY)));
@@ -404,6 +398,20 @@ public final class JobSubmitter {
         }
     }
 
+    /** {@code java} with Flink's JVM options and CLI logging, for a run of seconds. */
+    private List<String> shortLivedJava(String classpath) {
+        List<String> command = new ArrayList<>(List.of(settings.javaBin()));
+        command.addAll(shortLivedJvm(environment));
+        command.addAll(FlinkCluster.JAVA_OPENS);
+        command.addAll(
+                List.of(
+                        "-Dlog4j.configurationFile="
+                                + settings.flinkConf().resolve("log4j-cli.properties"),
+                        "-cp",
+                        classpath));
+        return command;
+    }
+
     /** A JVM running the job's main from {@code jar} with one more option, run nothing else. */
     private List<String> mainCommand(
             DeployedJob job,
@@ -415,18 +423,8 @@ public final class JobSubmitter {
         try (JarFile file = new JarFile(jar.toFile())) {
             String main =
                     file.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
-            List<String> command = new ArrayList<>(List.of(settings.javaBin()));
-            command.addAll(shortLivedJvm(environment));
-            command.addAll(FlinkCluster.JAVA_OPENS);
-            command.addAll(
-                    List.of(
-                            "-Dlog4j.configurationFile="
-                                    + settings.flinkConf().resolve("log4j-cli.properties"),
-                            "-cp",
-                            jar + ":" + cluster.classpath(),
-                            main,
-                            "--config",
-                            submission.config().toString()));
+            List<String> command = shortLivedJava(jar + ":" + cluster.classpath());
+            command.addAll(List.of(main, "--config", submission.config().toString()));
             command.addAll(submission.args());
             command.addAll(List.of("--" + option.key(), value));
             return command;
