@@ -89,10 +89,23 @@ public final class Processes {
         if (!Files.isReadable(cmdline)) {
             return true; // no /proc: trust the PID file, as Flink's own scripts do
         }
+        // While a process execs (setsid -> tail, ip netns exec -> java) its command line reads
+        // empty or torn ("s") for a moment: look again before calling it someone else's. A PID
+        // reused by another process costs this second, once.
+        long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
         try {
-            return new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8)
-                    .replace('\0', ' ')
-                    .contains(run.toString());
+            while (true) {
+                String line =
+                        new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8)
+                                .replace('\0', ' ');
+                if (line.contains(run.toString())) {
+                    return true;
+                }
+                if (System.nanoTime() > deadline || !alive(pid)) {
+                    return false;
+                }
+                sleep(Duration.ofMillis(10));
+            }
         } catch (IOException e) {
             return false; // it ended while we looked
         }

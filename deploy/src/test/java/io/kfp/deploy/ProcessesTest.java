@@ -106,6 +106,34 @@ class ProcessesTest {
     }
 
     @Test
+    void aProcessIsStillOursWhileItExecs() throws Exception {
+        // A launcher chain (ip netns exec -> setsid -> java) execs several times; in the middle of
+        // each exec the kernel shows an empty command line.
+        Processes p = processes();
+        Path chain = run.resolve("chain.sh");
+        Files.writeString(
+                chain,
+                "n=$1\nif [ \"$n\" -gt 0 ]; then exec sh \"$0\" $((n - 1)); fi\n"
+                        + "exec tail -f "
+                        + run.resolve("input")
+                        + "\n");
+        p.start(
+                "chain",
+                run.resolve("log/chain.out"),
+                List.of("sh", chain.toString(), "2000"),
+                run);
+        long pid = Long.parseLong(Files.readString(p.pidFile("chain")).trim());
+        ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
+        int looks = 0;
+        while (!process.info().command().orElse("").endsWith("tail")) {
+            assertThat(p.running("chain")).as("look %d, mid-exec", looks++).hasValue(pid);
+        }
+        assertThat(looks).as("looked while it execed").isPositive();
+        p.stop("chain");
+        process.onExit().get();
+    }
+
+    @Test
     void aPidThatIsNotOursIsNeverSignalled() throws Exception {
         Processes p = processes();
         Files.createDirectories(run.resolve("pid"));
