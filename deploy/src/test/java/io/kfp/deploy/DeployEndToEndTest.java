@@ -227,6 +227,38 @@ public class DeployEndToEndTest {
                 .containsPattern("(?s)upgrade.*upgrade.*stop")
                 .contains("checkpoint ");
         kfp("cancel", "dedup");
+
+        // A job with state never starts empty by accident: submit refuses, naming the latest;
+        // resume without --from takes the latest safe one, the cancelled job's last checkpoint.
+        List<String> again = new ArrayList<>(List.of("submit", "dedup"));
+        again.addAll(topics);
+        Commands.Result refused = host.tryKfp(again.toArray(String[]::new));
+        assertThat(refused.exit()).as(refused.output()).isEqualTo(2);
+        assertThat(refused.output())
+                .contains("dedup has state: ", "'kfp resume dedup'", "'kfp submit dedup --fresh'");
+        List<String> latest = new ArrayList<>(List.of("resume", "dedup"));
+        latest.addAll(topics);
+        Commands.Result resumed = host.tryKfp(latest.toArray(String[]::new));
+        assertThat(resumed.exit()).as(resumed.output()).isZero();
+        assertThat(resumed.output())
+                .containsPattern("resuming dedup from \\S+/chk-\\d+ \\(checkpoint, periodic, ");
+        produceIds(in, 0, 140);
+        awaitCommitted(out, 140);
+        Thread.sleep(11_000);
+        assertThat(OneHostKfp.values(out, host.client(), true))
+                .as("each id once across a cancel and a resume from the latest checkpoint")
+                .hasSize(140)
+                .doesNotHaveDuplicates();
+
+        // Retention: the newest two kept (the running job's own checkpoint among them), the
+        // savepoints of the stop and the upgrades deleted from the disk.
+        List<String> retain = new ArrayList<>(List.of("savepoints", "dedup", "--keep", "2"));
+        retain.addAll(topics);
+        String retained = host.kfp(retain.toArray(String[]::new));
+        assertThat(retained).contains("deleting " + savepoint + " (savepoint, stop, ");
+        assertThat(retained.substring(retained.indexOf("KIND"))).doesNotContain("savepoint ");
+        assertThat(Path.of(java.net.URI.create(savepoint))).doesNotExist();
+        kfp("cancel", "dedup");
     }
 
     /** One record per id from {@code from} to {@code to} (exclusive), keyed id-N. */

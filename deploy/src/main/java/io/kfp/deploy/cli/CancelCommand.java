@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
         name = "cancel",
         mixinStandardHelpOptions = true,
         description =
-                "Cancel a job (its last checkpoint is retained: kfp resume JOB --from .../chk-N).")
+                "Cancel a job (its last checkpoint is retained: kfp resume JOB starts from it).")
 final class CancelCommand extends KfpCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB", description = "a job: kfp jobs lists them")
     String job;

@@ -29,6 +29,15 @@ final class JobArguments {
         return ctx.job(job);
     }
 
+    /** Whether the options say where the job starts from ({@code --checkpoint.restore-from}). */
+    boolean restores() {
+        return options.stream()
+                .anyMatch(
+                        o ->
+                                o.equals("--checkpoint.restore-from")
+                                        || o.startsWith("--checkpoint.restore-from="));
+    }
+
     /** The job's command line: {@code --config FILE} if given, then the options. */
     List<String> args() {
         List<String> args = new ArrayList<>();

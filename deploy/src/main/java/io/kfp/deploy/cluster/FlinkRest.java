@@ -149,7 +149,7 @@ public final class FlinkRest implements AutoCloseable {
                             + job
                             + ", then kfp resume "
                             + job
-                            + " --from the savepoint), or give this one its own --job.name.");
+                            + "), or give this one its own --job.name.");
         }
     }
 

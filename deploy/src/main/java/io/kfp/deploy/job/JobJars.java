@@ -142,6 +142,45 @@ public final class JobJars {
         return taken;
     }
 
+    /**
+     * After retention deleted {@code deleted}: forgets them, and deletes the kept jars of versions
+     * that neither run nor took a savepoint that is left; returns the versions deleted.
+     */
+    public List<String> forget(DeployedJob job, java.util.Collection<String> deleted) {
+        Path history = dir(job).resolve("savepoints");
+        try {
+            java.util.Set<String> inUse = new java.util.HashSet<>();
+            running(job).ifPresent(r -> inUse.add(r.version().name()));
+            if (Files.isRegularFile(history)) {
+                List<String> left = new ArrayList<>();
+                for (String line : Files.readAllLines(history, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("\t");
+                    if (fields.length == 3 && !deleted.contains(fields[0])) {
+                        left.add(line);
+                        inUse.add(fields[2]);
+                    }
+                }
+                Files.write(history, left, StandardCharsets.UTF_8);
+            }
+            List<String> removed = new ArrayList<>();
+            if (!Files.isDirectory(dir(job))) {
+                return removed;
+            }
+            try (var jars = Files.list(dir(job))) {
+                for (Path jar : jars.filter(p -> p.toString().endsWith(".jar")).toList()) {
+                    String version = jar.getFileName().toString().replaceFirst("\\.jar$", "");
+                    if (!inUse.contains(version)) {
+                        Files.delete(jar);
+                        removed.add(version);
+                    }
+                }
+            }
+            return removed;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private Path dir(DeployedJob job) {
         return settings.run().resolve("jars").resolve(job.name());
     }

@@ -4,6 +4,7 @@ import io.kfp.common.checkpoint.CheckpointOptions;
 import io.kfp.common.config.JobOptions;
 import io.kfp.common.entry.JobEntryPoint;
 import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.preflight.PreflightOptions;
 import io.kfp.deploy.KfpException;
 import io.kfp.deploy.KfpSettings;
@@ -20,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,7 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 
 /**
  * Submits a job jar to the cluster the way an operator would, with Flink's own CLI ({@code flink
@@ -175,9 +178,7 @@ public final class JobSubmitter {
             DeployedJob job,
             List<String> userArgs,
             org.apache.flink.configuration.ConfigOption<String> option) {
-        Submission submission = plan(job, userArgs);
-        Configuration config = job.settings(submission.config(), environment, submission.args());
-        String dir = config.get(option);
+        String dir = configuration(job, userArgs).get(option);
         // Relative paths in job configs are relative to the repository (see runCli).
         return dir.startsWith("/") || dir.contains(":")
                 ? dir
@@ -210,6 +211,55 @@ public final class JobSubmitter {
         }
     }
 
+    /** The job's configuration as {@code userArgs} would submit it. */
+    public Configuration configuration(DeployedJob job, List<String> userArgs) {
+        Submission submission = plan(job, userArgs);
+        return job.settings(submission.config(), environment, submission.args());
+    }
+
+    /** The job's savepoints and retained checkpoints with why each was taken and how safe it is. */
+    public StateHistory history(DeployedJob job, List<String> userArgs) {
+        Configuration config = configuration(job, userArgs);
+        Duration timeout =
+                config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE
+                                && job.spec().writesKafka()
+                        ? config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT)
+                        : null;
+        return new StateHistory(
+                storedStates(job, userArgs),
+                new JobJars(settings).savepointsTaken(job),
+                timeout,
+                System.currentTimeMillis());
+    }
+
+    /** Deletes those savepoints and retained checkpoints of the job from its storage. */
+    public void deleteStates(DeployedJob job, List<String> paths) {
+        List<String> command = shortLivedJava(cluster.classpath() + ":" + settings.ownClasspath());
+        command.addAll(List.of(StoredStates.class.getName(), "--delete"));
+        command.addAll(paths);
+        try {
+            runCaptured(
+                    command,
+                    "delete-states-" + job.name(),
+                    output -> "could not delete the savepoints of " + job.name());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Refuses a job that would clash with another job's topics, group or transactional ids, or of
+     * whose name a job runs on the cluster.
+     */
+    public void refuseClashes(DeployedJob job, List<String> userArgs) {
+        Configuration config = configuration(job, userArgs);
+        jobs.refuseConflicts(job, config, environment);
+        String name = config.get(JobOptions.NAME);
+        try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
+            FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
+        }
+    }
+
     /** Submits the built jar detached, kept under its version; prints and returns the job id. */
     public String submit(DeployedJob job, List<String> userArgs) {
         return submit(job, userArgs, new JobJars(settings).keep(job));
@@ -226,13 +276,8 @@ public final class JobSubmitter {
         if (!settings.externalKafka() && settings.kafkaSecurity().enabled()) {
             settings.kafkaSecurity().ensureUser(job.name(), () -> Topics.admin(settings));
         }
+        refuseClashes(job, userArgs);
         Submission submission = plan(job, userArgs);
-        Configuration config = job.settings(submission.config(), environment, submission.args());
-        jobs.refuseConflicts(job, config, environment);
-        String name = config.get(JobOptions.NAME);
-        try (FlinkRest rest = FlinkRest.connect(cluster.writeConf())) {
-            FlinkRest.refuseSecondCopy(rest.jobs(), name, job.name());
-        }
         try {
             Path idFile = Files.createTempFile(tmpDir(), "submit-" + job.name() + "-", ".jobid");
             try {

@@ -294,10 +294,13 @@ class KfpCommandLineTest {
     }
 
     @Test
-    void resumeNeedsASavepoint() {
-        Result r = kfp("resume", "relay");
+    void aSubmitStartsFromStateOrWithoutNotBoth() {
+        Result r = kfp("submit", "relay", "--from", "/tmp/savepoint-1", "--fresh");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("Missing required option: '--from=PATH'");
+        assertThat(r.err())
+                .contains("--from and --fresh: a job starts from state or without; choose one.");
+        assertThat(kfp("help", "resume").out())
+                .contains("Without --from: from the latest one that resumes without loss");
     }
 
     @Test

@@ -47,4 +47,33 @@ class StoredStatesTest {
                                 new Path(dir.resolve("none2").toUri())))
                 .isEmpty();
     }
+
+    @Test
+    void deletesAStateAndAJobsDirectoryWithItsLastCheckpoint() throws Exception {
+        String job = "0123456789abcdef0123456789abcdef";
+        java.nio.file.Path jobDir = dir.resolve("checkpoints/" + job);
+        for (String state : List.of("chk-7", "chk-8")) {
+            Files.createDirectories(jobDir.resolve(state));
+            Files.writeString(jobDir.resolve(state).resolve("_metadata"), "");
+        }
+        Files.createDirectories(jobDir.resolve("shared"));
+        Files.writeString(jobDir.resolve("shared/sst-1"), "");
+        java.nio.file.Path savepoint = dir.resolve("savepoints/savepoint-012345-aaaaaaaaaaaa");
+        Files.createDirectories(savepoint);
+        Files.writeString(savepoint.resolve("_metadata"), "");
+
+        StoredStates.delete(new Path(jobDir.resolve("chk-7").toString()));
+        assertThat(jobDir.resolve("chk-7")).doesNotExist();
+        assertThat(jobDir.resolve("shared/sst-1")).as("chk-8 may reference it").exists();
+        StoredStates.delete(new Path(jobDir.resolve("chk-8").toString()));
+        assertThat(jobDir).as("the job's last checkpoint: its shared files go too").doesNotExist();
+        StoredStates.delete(new Path(savepoint.toString()));
+        assertThat(savepoint).doesNotExist();
+
+        java.nio.file.Path notAState = Files.createDirectories(dir.resolve("savepoints/other"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> StoredStates.delete(new Path(notAState.toString())))
+                .hasMessageEndingWith("is no savepoint or checkpoint (it has no _metadata)");
+        assertThat(notAState).exists();
+    }
 }
