@@ -1,5 +1,7 @@
 package io.kfp.testkit;
 
+import static io.kfp.testkit.Awaits.awaitUntil;
+import static io.kfp.testkit.Awaits.completedCheckpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.entry.JobEndpoints;
@@ -24,7 +26,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -78,7 +79,7 @@ public abstract class ExactlyOnceContract {
                             .build());
 
     static final int PARTITIONS = 4;
-    static final Duration WAIT = Duration.ofMinutes(2);
+    static final Duration WAIT = Awaits.WAIT;
     private static final PrintStream OUT = System.out;
 
     /** The job under test. */
@@ -215,7 +216,7 @@ public abstract class ExactlyOnceContract {
 
         List<ConsumerRecord<byte[], byte[]>> input;
         try (Feeder feeder = new Feeder(topics.input())) {
-            JobClient first = submit(args);
+            JobClient first = Awaits.submit(spec(), args, OUT);
             TaskManagers taskManagers = new TaskManagers(cluster);
             int hits = 0;
             int kills = 0;
@@ -250,7 +251,7 @@ public abstract class ExactlyOnceContract {
 
             List<String> resumed = new ArrayList<>(args);
             resumed.addAll(List.of("--checkpoint.restore-from", savepoint));
-            JobClient second = submit(resumed);
+            JobClient second = Awaits.submit(spec(), resumed, OUT);
             input = KafkaTopics.readAll(bootstrap(), topics.input(), true);
             List<ConsumerRecord<byte[], byte[]>> feed = input;
             awaitUntil(
@@ -284,15 +285,6 @@ public abstract class ExactlyOnceContract {
 
     static String bootstrap() {
         return KAFKA.bootstrapServers();
-    }
-
-    private JobClient submit(List<String> args) {
-        EmbeddedJobs.Submitted submitted =
-                EmbeddedJobs.submit(spec(), args.toArray(String[]::new), OUT, System.err);
-        assertThat(submitted.exitCode())
-                .as("%s's entry point exit code (its errors are above)", spec().command())
-                .isZero();
-        return submitted.client();
     }
 
     /** Waits for a completed checkpoint after now and for committed output beyond what is there. */
@@ -349,14 +341,6 @@ public abstract class ExactlyOnceContract {
                 - KafkaTopics.count(bootstrap(), output, ranges, true);
     }
 
-    private static long completedCheckpoints(MiniCluster cluster, JobID job) throws Exception {
-        return cluster.getExecutionGraph(job)
-                .get(30, TimeUnit.SECONDS)
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfCompletedCheckpoints();
-    }
-
     private static void assertNoOpenTransactions(String ids) throws Exception {
         try (Admin admin = KAFKA.kafka().admin()) {
             List<TransactionListing> open = new ArrayList<>();
@@ -371,26 +355,6 @@ public abstract class ExactlyOnceContract {
             }
             assertThat(open).as("open transactions of %s*", ids).isEmpty();
         }
-    }
-
-    /** A condition that may throw while the cluster or broker is busy. */
-    @FunctionalInterface
-    interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitUntil(Condition condition, String what) throws Exception {
-        CommonTestUtils.waitUtil(
-                () -> {
-                    try {
-                        return condition.holds();
-                    } catch (Exception e) {
-                        return false;
-                    }
-                },
-                WAIT,
-                Duration.ofMillis(100),
-                "timed out waiting for " + what);
     }
 
     /**
