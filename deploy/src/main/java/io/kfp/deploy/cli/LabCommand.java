@@ -114,7 +114,7 @@ final class LabCommand extends KfpCommand {
                             description =
                                     "matrix (all, in order) or a comma-separated list of kill-leader-broker, kill-coordinator,"
                                             + " rolling-restart, kill-leader-jobmanager, kill-taskmanager, partition-taskmanager,"
-                                            + " partition-leader-broker, s3-outage, rescale-up, rescale-down")
+                                            + " partition-leader-broker, s3-outage, rescale-up, rescale-down, upgrade, failed-upgrade")
                     String faults,
             @Option(
                             names = "--records",

@@ -549,6 +549,9 @@ public final class JobSubmitter {
         KfpSettings.OWN_VARIABLES.forEach(env::remove);
         env.put("FLINK_CONF_DIR", settings.flinkConf().toString());
         env.put("FLINK_PLUGINS_DIR", plugins.toString());
+        // The S3 plugin's AWS SDK 1.x prints a deprecation banner with a stack trace otherwise,
+        // among the lines kfp shows.
+        env.put("AWS_JAVA_V1_DISABLE_DEPRECATION_ANNOUNCEMENT", "true");
         Process process = builder.start();
         try {
             if (!process.waitFor(10, TimeUnit.MINUTES)) {

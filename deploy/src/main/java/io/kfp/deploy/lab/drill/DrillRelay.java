@@ -1,8 +1,11 @@
 package io.kfp.deploy.lab.drill;
 
 import io.kfp.deploy.KfpContext;
+import io.kfp.deploy.KfpException;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.job.JobUpgrade;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
@@ -47,7 +50,52 @@ final class DrillRelay {
         submit(savepoint);
     }
 
+    /**
+     * {@code kfp upgrade} of the relay to the built jar, with the drill's options. {@code broken}:
+     * the new version's checkpoint directory is in a bucket that does not exist, so it fails and
+     * restarts - the upgrade must roll back to the version that ran, from the same savepoint;
+     * anything else fails the drill.
+     */
+    void upgrade(boolean broken) {
+        List<String> args = args();
+        if (broken) {
+            args.addAll(
+                    List.of("--checkpoint.dir", "s3://kfp-no-such-bucket/checkpoints/" + JOB_NAME));
+        }
+        JobUpgrade upgrade = new JobUpgrade(kfp.settings(), kfp.submitter(), kfp::rest, kfp.out());
+        JobUpgrade.Options options = new JobUpgrade.Options(3, Duration.ofMinutes(2), false, false);
+        try {
+            upgrade.upgrade(kfp.job("relay"), JOB_NAME, args, options);
+        } catch (KfpException e) {
+            if (!broken || !e.getMessage().startsWith("upgrade of relay rolled back:")) {
+                throw e;
+            }
+            clock.say("  " + e.getMessage());
+            return;
+        }
+        if (broken) {
+            throw new KfpException(
+                    "the upgrade to a relay whose checkpoints fail was called stable: it should"
+                            + " have been rolled back",
+                    KfpException.FAILED);
+        }
+    }
+
     private void submit(String restoreFrom) {
+        List<String> args = args();
+        if (restoreFrom == null && kfp.settings().kafkaSecurity().enabled()) {
+            // On the secure brokers the relay logs in as User:relay: it gets exactly what this
+            // run's topics and prefix need.
+            kfp.submitter().grantAcls(kfp.job("relay"), args, "User:relay");
+        }
+        if (restoreFrom != null) {
+            args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
+        }
+        kfp.submitter().submit(kfp.job("relay"), args);
+    }
+
+    /** The relay's options in this run, at its current parallelism. */
+    private List<String> args() {
         FlinkCluster cluster = kfp.cluster();
         List<String> args =
                 new ArrayList<>(
@@ -78,15 +126,7 @@ final class DrillRelay {
                                 "--checkpoint.savepoint-dir",
                                 cluster.sharedStorage() + "/savepoints/" + JOB_NAME));
         args.addAll(options);
-        if (restoreFrom == null && kfp.settings().kafkaSecurity().enabled()) {
-            // On the secure brokers the relay logs in as User:relay: it gets exactly what this
-            // run's topics and prefix need.
-            kfp.submitter().grantAcls(kfp.job("relay"), args, "User:relay");
-        }
-        if (restoreFrom != null) {
-            args.addAll(List.of("--checkpoint.restore-from", restoreFrom));
-        }
-        kfp.submitter().submit(kfp.job("relay"), args);
+        return args;
     }
 
     /**

@@ -24,7 +24,9 @@ public enum Fault {
             "20 s network partition of the host of the broker leading most partitions", true),
     S3_OUTAGE("the S3 store stopped for 30 s, then started again", true),
     RESCALE_UP("stop with a savepoint, resume at parallelism 3"),
-    RESCALE_DOWN("stop with a savepoint, resume at parallelism 1");
+    RESCALE_DOWN("stop with a savepoint, resume at parallelism 1"),
+    UPGRADE("kfp upgrade: state checked, a savepoint on the store, the built jar from it"),
+    FAILED_UPGRADE("kfp upgrade to a version whose checkpoints fail (no such bucket): rolled back");
 
     /**
      * The whole matrix. Each fault waits only for what it needs of the lab ({@link LabDrill}
@@ -47,7 +49,9 @@ public enum Fault {
                     KILL_TASKMANAGER,
                     PARTITION_LEADER_BROKER,
                     RESCALE_UP,
-                    RESCALE_DOWN);
+                    RESCALE_DOWN,
+                    UPGRADE,
+                    FAILED_UPGRADE);
 
     final String description;
 

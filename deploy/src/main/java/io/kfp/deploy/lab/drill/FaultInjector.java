@@ -137,6 +137,8 @@ final class FaultInjector {
                             relay.resume(savepoint, to);
                         };
             }
+            case UPGRADE, FAILED_UPGRADE ->
+                    strike = () -> relay.upgrade(fault == Fault.FAILED_UPGRADE);
             default -> throw new IllegalStateException(fault.name());
         }
         long t0 = System.currentTimeMillis();
