@@ -104,7 +104,13 @@ final class SavepointsCommand extends KfpCommand implements Callable<Integer> {
         }
         List<String> paths = delete.stream().map(StateHistory.Entry::path).toList();
         ctx().submitter().deleteStates(deployed, paths);
-        List<String> jars = new io.kfp.deploy.job.JobJars(ctx().settings()).forget(deployed, paths);
+        // What the store still holds; a savepoint deleted by hand is forgotten too.
+        List<String> left =
+                history.entries().stream()
+                        .map(StateHistory.Entry::path)
+                        .filter(p -> !paths.contains(p))
+                        .toList();
+        List<String> jars = new io.kfp.deploy.job.JobJars(ctx().settings()).forget(deployed, left);
         ctx().out()
                 .println(
                         "deleted "

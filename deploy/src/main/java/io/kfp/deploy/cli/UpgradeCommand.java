@@ -47,6 +47,13 @@ final class UpgradeCommand extends KfpCommand implements Callable<Integer> {
                     "how long it may take to be stable before it is rolled back (default: ${DEFAULT-VALUE})")
     long within;
 
+    @Option(
+            names = "--jar",
+            paramLabel = "PATH",
+            description =
+                    "upgrade to this jar of the job (built elsewhere, a release) instead of the one kfp build made")
+    String jar;
+
     @Override
     public Integer call() {
         var deployed = job.deployed(ctx());
@@ -59,7 +66,10 @@ final class UpgradeCommand extends KfpCommand implements Callable<Integer> {
                                 stableCheckpoints,
                                 Duration.ofSeconds(within),
                                 drain,
-                                allowNonRestoredState));
+                                allowNonRestoredState,
+                                jar == null
+                                        ? null
+                                        : java.nio.file.Path.of(ctx().settings().absolute(jar))));
         return 0;
     }
 }

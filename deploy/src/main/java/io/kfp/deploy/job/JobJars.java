@@ -49,19 +49,68 @@ public final class JobJars {
         if (!Files.isRegularFile(built)) {
             throw new KfpException(built + " is missing: run 'kfp build' first.");
         }
-        String name = versionOf(built);
+        return store(job, built, versionOf(built));
+    }
+
+    /**
+     * Keeps {@code jar}, a build of the job from elsewhere (null: the built one), under a version
+     * named by its file and content: {@code relay-job-0.1.0+sha-3f2c1a9e07}.
+     */
+    public Version keep(DeployedJob job, Path jar) {
+        if (jar == null) {
+            return keep(job);
+        }
+        if (!Files.isRegularFile(jar)) {
+            throw new KfpException("--jar " + jar + ": no such file.");
+        }
+        String main = mainClass(jar);
+        String expected = Files.isRegularFile(job.jar()) ? mainClass(job.jar()) : null;
+        if (main == null || (expected != null && !expected.equals(main))) {
+            throw new KfpException(
+                    "--jar "
+                            + jar
+                            + " is no jar of "
+                            + job.name()
+                            + ": its Main-Class is "
+                            + main
+                            + ", "
+                            + job.module()
+                            + "'s is "
+                            + expected
+                            + ".");
+        }
+        String name =
+                jar.getFileName().toString().replaceFirst("\\.jar$", "")
+                        + "+sha-"
+                        + sha256(jar).substring(0, 10);
+        return store(job, jar, name);
+    }
+
+    private Version store(DeployedJob job, Path jar, String name) {
         Path kept = dir(job).resolve(name + ".jar");
         try {
             Files.createDirectories(kept.getParent());
             if (!Files.exists(kept)) {
                 Path partial = kept.resolveSibling(kept.getFileName() + ".partial");
-                Files.copy(built, partial, StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(jar, partial, StandardCopyOption.REPLACE_EXISTING);
                 Files.move(partial, kept, StandardCopyOption.ATOMIC_MOVE);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return new Version(name, kept);
+    }
+
+    private static String mainClass(Path jar) {
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+            java.util.jar.Manifest manifest = file.getManifest();
+            return manifest == null
+                    ? null
+                    : manifest.getMainAttributes()
+                            .getValue(java.util.jar.Attributes.Name.MAIN_CLASS);
+        } catch (IOException e) {
+            throw new KfpException(jar + " is no jar: " + e.getMessage());
+        }
     }
 
     /** The version kfp last submitted of the job, if its jar is still kept. */
@@ -143,24 +192,25 @@ public final class JobJars {
     }
 
     /**
-     * After retention deleted {@code deleted}: forgets them, and deletes the kept jars of versions
-     * that neither run nor took a savepoint that is left; returns the versions deleted.
+     * After retention: forgets the savepoints that are no longer in the store ({@code left} holds
+     * every state that is), and deletes the kept jars of versions that neither run nor took a
+     * savepoint that is left; returns the versions deleted.
      */
-    public List<String> forget(DeployedJob job, java.util.Collection<String> deleted) {
+    public List<String> forget(DeployedJob job, java.util.Collection<String> left) {
         Path history = dir(job).resolve("savepoints");
         try {
             java.util.Set<String> inUse = new java.util.HashSet<>();
             running(job).ifPresent(r -> inUse.add(r.version().name()));
             if (Files.isRegularFile(history)) {
-                List<String> left = new ArrayList<>();
+                List<String> kept = new ArrayList<>();
                 for (String line : Files.readAllLines(history, StandardCharsets.UTF_8)) {
                     String[] fields = line.split("\t");
-                    if (fields.length == 3 && !deleted.contains(fields[0])) {
-                        left.add(line);
+                    if (fields.length == 3 && left.contains(fields[0])) {
+                        kept.add(line);
                         inUse.add(fields[2]);
                     }
                 }
-                Files.write(history, left, StandardCharsets.UTF_8);
+                Files.write(history, kept, StandardCharsets.UTF_8);
             }
             List<String> removed = new ArrayList<>();
             if (!Files.isDirectory(dir(job))) {

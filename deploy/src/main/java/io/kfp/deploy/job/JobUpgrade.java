@@ -6,6 +6,7 @@ import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.cluster.FlinkRest;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,10 +36,14 @@ public final class JobUpgrade {
      * What the upgrade may do: stable after this many checkpoints (3: the first after a restore
      * proves the sinks' transactions commit again, two more that it keeps doing so) within this
      * long (3 min: a start, three checkpoints at the default 5 s interval and slack for a busy
-     * cluster).
+     * cluster); the new version from {@code jar}, or from the built jar when null.
      */
     public record Options(
-            int stableCheckpoints, Duration within, boolean drain, boolean allowNonRestoredState) {}
+            int stableCheckpoints,
+            Duration within,
+            boolean drain,
+            boolean allowNonRestoredState,
+            Path jar) {}
 
     private final KfpSettings settings;
     private final JobSubmitter submitter;
@@ -71,7 +76,7 @@ public final class JobUpgrade {
                                                         + job.name()
                                                         + ") and resume it with kfp resume, which"
                                                         + " keeps it; then upgrade."));
-        JobJars.Version next = jars.keep(job);
+        JobJars.Version next = jars.keep(job, options.jar());
         JobID running;
         try (FlinkRest cluster = rest.get()) {
             running = cluster.runningJob(flinkName);

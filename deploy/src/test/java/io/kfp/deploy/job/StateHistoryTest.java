@@ -2,16 +2,12 @@ package io.kfp.deploy.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kfp.deploy.KfpSettings;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What resume starts from, what submit refuses to ignore, and what retention deletes. */
 class StateHistoryTest {
@@ -95,34 +91,5 @@ class StateHistoryTest {
         assertThat(old.beyond(OptionalInt.of(1), Optional.empty(), e -> false))
                 .extracting(StateHistory.Entry::path)
                 .containsExactly("/s/savepoint-manual");
-    }
-
-    @Test
-    void forgettingDeletedSavepointsDeletesJarsNoStateOrRunNeeds(@TempDir Path run)
-            throws Exception {
-        KfpSettings settings =
-                KfpSettings.from(
-                        Map.of("KFP_RUN_DIR", run.toString()),
-                        JobSubmitterTest.HOME,
-                        JobSubmitterTest.CALLER);
-        DeployedJob job = TestJobs.of("relay");
-        JobJars jars = new JobJars(settings);
-        Path dir = run.resolve("jars/relay");
-        Files.createDirectories(dir);
-        for (String v : List.of("v1", "v2", "v3")) {
-            Files.writeString(dir.resolve(v + ".jar"), v);
-        }
-        jars.markRunning(job, new JobJars.Version("v1", dir.resolve("v1.jar")), List.of());
-        jars.recordSavepoint(job, "/s/savepoint-a", "stop");
-        jars.markRunning(job, new JobJars.Version("v2", dir.resolve("v2.jar")), List.of());
-        jars.recordSavepoint(job, "/s/savepoint-b", "upgrade");
-        jars.markRunning(job, new JobJars.Version("v3", dir.resolve("v3.jar")), List.of());
-
-        assertThat(jars.forget(job, List.of("/s/savepoint-a"))).containsExactly("v1");
-        assertThat(jars.savepointsTaken(job)).containsOnlyKeys("/s/savepoint-b");
-        assertThat(dir.resolve("v2.jar")).as("a savepoint of v2 is left").exists();
-        assertThat(dir.resolve("v3.jar")).as("v3 runs").exists();
-        assertThat(jars.forget(job, List.of("/s/savepoint-b"))).containsExactly("v2");
-        assertThat(jars.running(job)).map(r -> r.version().name()).hasValue("v3");
     }
 }

@@ -63,7 +63,8 @@ final class DrillRelay {
                     List.of("--checkpoint.dir", "s3://kfp-no-such-bucket/checkpoints/" + JOB_NAME));
         }
         JobUpgrade upgrade = new JobUpgrade(kfp.settings(), kfp.submitter(), kfp::rest, kfp.out());
-        JobUpgrade.Options options = new JobUpgrade.Options(3, Duration.ofMinutes(2), false, false);
+        JobUpgrade.Options options =
+                new JobUpgrade.Options(3, Duration.ofMinutes(2), false, false, null);
         try {
             upgrade.upgrade(kfp.job("relay"), JOB_NAME, args, options);
         } catch (KfpException e) {
