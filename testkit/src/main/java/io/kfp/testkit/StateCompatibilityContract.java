@@ -12,14 +12,12 @@ import io.kfp.common.preflight.AdminBrokerView;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +31,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -157,7 +156,7 @@ public abstract class StateCompatibilityContract {
     void theSavepointOfTheReleasedCodeRestoresWithItsState(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Path work = Path.of("target", "state-compat", spec().command()).toAbsolutePath();
-        deleteRecursively(work);
+        FileUtils.deleteDirectory(work.toFile());
         KAFKA.kafka().createTopics(PARTITIONS, input(), output());
         KafkaTopics.produce(KAFKA.bootstrapServers(), before(input()));
         if (Boolean.getBoolean(REFRESH)) {
@@ -244,7 +243,7 @@ public abstract class StateCompatibilityContract {
                                 SavepointFormatType.CANONICAL)
                         .get(WAIT.toMinutes(), TimeUnit.MINUTES);
         Path target = savepointDirectory();
-        deleteRecursively(target);
+        FileUtils.deleteDirectory(target.toFile());
         copyRecursively(Path.of(java.net.URI.create(written)), target.resolve("savepoint"));
         Files.writeString(target.resolve("MADE_BY"), version() + "\n", StandardCharsets.UTF_8);
         OUT.printf("%s: kept the savepoint of %s in %s%n", spec().command(), version(), target);
@@ -308,19 +307,6 @@ public abstract class StateCompatibilityContract {
                     Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(file);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
