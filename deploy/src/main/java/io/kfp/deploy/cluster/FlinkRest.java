@@ -28,9 +28,12 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.rest.messages.ConversionException;
 import org.apache.flink.runtime.rest.messages.EmptyRequestBody;
 import org.apache.flink.runtime.rest.messages.JobIDPathParameter;
+import org.apache.flink.runtime.rest.messages.JobMessageParameters;
 import org.apache.flink.runtime.rest.messages.JobVertexIdPathParameter;
 import org.apache.flink.runtime.rest.messages.MessageParameter;
 import org.apache.flink.runtime.rest.messages.MessageParameters;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatisticsHeaders;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedMetric;
 import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetricsHeaders;
@@ -213,17 +216,15 @@ public final class FlinkRest implements AutoCloseable {
      * persisted.
      */
     public java.util.Optional<String> latestCheckpoint(JobID job) {
-        org.apache.flink.runtime.rest.messages.JobMessageParameters params =
+        JobMessageParameters params =
                 resolve(
-                        org.apache.flink.runtime.rest.messages.checkpoints
-                                .CheckpointingStatisticsHeaders.getInstance()
+                        CheckpointingStatisticsHeaders.getInstance()
                                 .getUnresolvedMessageParameters(),
                         Map.of(JobIDPathParameter.KEY, job.toString()));
         var latest =
                 call(
                                 client.sendRequest(
-                                        org.apache.flink.runtime.rest.messages.checkpoints
-                                                .CheckpointingStatisticsHeaders.getInstance(),
+                                        CheckpointingStatisticsHeaders.getInstance(),
                                         params,
                                         EmptyRequestBody.getInstance()),
                                 CALL_TIMEOUT,
@@ -235,6 +236,27 @@ public final class FlinkRest implements AutoCloseable {
                 .max(java.util.Comparator.comparingLong(c -> c.getLatestAckTimestamp()))
                 .map(c -> c.getExternalPath())
                 .filter(path -> path != null && !path.startsWith("<"));
+    }
+
+    /**
+     * The job's checkpoint counts (completed, failed, restored) as its JobMaster keeps them: read
+     * directly, not through the metric store the REST server refreshes from the reporters, which
+     * can lag behind or miss a job that has just started.
+     */
+    public CheckpointingStatistics.Counts checkpointCounts(JobID job) {
+        JobMessageParameters params =
+                resolve(
+                        CheckpointingStatisticsHeaders.getInstance()
+                                .getUnresolvedMessageParameters(),
+                        Map.of(JobIDPathParameter.KEY, job.toString()));
+        return call(
+                        client.sendRequest(
+                                CheckpointingStatisticsHeaders.getInstance(),
+                                params,
+                                EmptyRequestBody.getInstance()),
+                        CALL_TIMEOUT,
+                        "read the checkpoints of job " + job)
+                .getCounts();
     }
 
     /** The job's state on the cluster. */

@@ -10,10 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 
 /**
  * {@code kfp upgrade}: a job's built jar in place of the version running, without losing or
@@ -197,20 +197,19 @@ public final class JobUpgrade {
         long deadline = System.nanoTime() + options.within().toNanos();
         try (FlinkRest cluster = rest.get()) {
             while (true) {
-                JobStatus status = cluster.status(job);
+                JobDetailsInfo details = cluster.details(job);
+                JobStatus status = details.getJobStatus();
                 if (status.isGloballyTerminalState()) {
                     return "it ended " + status;
                 }
-                Map<String, String> metrics =
-                        cluster.jobMetrics(
-                                job, List.of("numRestarts", "numberOfCompletedCheckpoints"));
-                long restarts = number(metrics.get("numRestarts"));
-                if (restarts > 0) {
+                // Both from the JobMaster itself, not from the REST server's metric store, which
+                // can hold nothing of a new job for minutes.
+                if (details.getTimestamps().getOrDefault(JobStatus.RESTARTING, 0L) > 0) {
                     cluster.cancelAndAwait(job);
-                    return "it restarted " + restarts + (restarts == 1 ? " time" : " times");
+                    return "it restarted";
                 }
                 if (status == JobStatus.RUNNING
-                        && number(metrics.get("numberOfCompletedCheckpoints"))
+                        && cluster.checkpointCounts(job).getNumberCompletedCheckpoints()
                                 >= options.stableCheckpoints()) {
                     return null;
                 }
@@ -226,14 +225,6 @@ public final class JobUpgrade {
                 }
                 Processes.sleep(Duration.ofMillis(500));
             }
-        }
-    }
-
-    private static long number(String value) {
-        try {
-            return value == null ? 0 : (long) Double.parseDouble(value);
-        } catch (NumberFormatException e) {
-            return 0;
         }
     }
 }
