@@ -66,9 +66,9 @@ class LostTransactionTest {
     @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     /**
-     * The shortest timeout validation admits for these checkpoints: 3 s interval + 0.5 s pause + 8
-     * s checkpoint timeout + 1 min margin. The broker aborts a transaction this long after it
-     * began.
+     * The shortest timeout validation admits for these checkpoints, none of which may fail: 3 s
+     * interval + 0.5 s pause + 8 s checkpoint timeout + 1 min margin. The broker aborts a
+     * transaction this long after it began.
      */
     static final String TRANSACTION_TIMEOUT = "72 s";
 
@@ -288,6 +288,8 @@ class LostTransactionTest {
                                 "3 s",
                                 "--checkpoint.timeout",
                                 "8 s",
+                                "--checkpoint.tolerable-failures",
+                                "0",
                                 "--sink.transaction-timeout",
                                 TRANSACTION_TIMEOUT,
                                 "--restart.attempts",

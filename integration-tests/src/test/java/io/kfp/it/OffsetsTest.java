@@ -225,25 +225,9 @@ class OffsetsTest {
                 cluster.cancelWithSavepoint(job.getJobID(), null, SavepointFormatType.CANONICAL)
                         .get(1, TimeUnit.MINUTES);
         // Partition p holds records p, p+4, ...: 250 each, checkpointed at offset 250. While the
-        // relay is
-        // stopped 250 more arrive per partition and retention deletes partition 0 up to offset 400.
-        List<ProducerRecord<byte[], byte[]>> more = new ArrayList<>();
-        for (int i = RECORDS; i < 2 * RECORDS; i++) {
-            more.add(
-                    new ProducerRecord<>(
-                            "rt",
-                            i % PARTITIONS,
-                            T0 + i,
-                            null,
-                            String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
-        }
-        KafkaTopics.produce(KAFKA.bootstrapServers(), more);
-        try (Admin admin = KAFKA.kafka().admin()) {
-            admin.deleteRecords(
-                            Map.of(new TopicPartition("rt", 0), RecordsToDelete.beforeOffset(400)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        }
+        // relay is stopped 250 more arrive per partition and retention deletes partition 0 up to
+        // offset 400.
+        moreRecordsAndRetentionDeletesPartition0UpTo400("rt");
 
         // none: the relay does not guess, it fails at once naming the partition.
         JobClient refused =
@@ -268,13 +252,7 @@ class OffsetsTest {
         // doubled.
         JobClient resumed =
                 relay("rt", concat(exactlyOnce, "--checkpoint.restore-from", savepoint));
-        List<String> expected = new ArrayList<>();
-        for (int i = 0; i < 2 * RECORDS; i++) {
-            boolean deleted = i >= RECORDS && i % PARTITIONS == 0 && (i / PARTITIONS) < 400;
-            if (!deleted) {
-                expected.add(String.valueOf(i));
-            }
-        }
+        List<String> expected = leftAfterRetention();
         CommonTestUtils.waitUtil(
                 () -> output("rt").size() >= expected.size(),
                 Duration.ofMinutes(1),
@@ -282,6 +260,86 @@ class OffsetsTest {
                 "the relay to catch up");
         resumed.cancel().get(1, TimeUnit.MINUTES);
         assertThat(output("rt")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * A fresh start from the group's committed offsets (the default, after a cancel) is checked as
+     * a resume from a checkpoint is: the connector hands the reader a placeholder for them, which
+     * the consumer would otherwise resolve to its reset position without a word.
+     */
+    @Test
+    void startedFromGroupOffsetsRetentionDeletedTheRelaySaysWhatItSkipsOrRefuses()
+            throws Exception {
+        produce("gr");
+        // Exactly-once: the subtask that may start reading before the other refuses leaves
+        // nothing behind for the next run to repeat.
+        String[] exactlyOnce = {
+            "--sink.delivery-guarantee", "exactly-once", "--checkpoint.interval", "1 s"
+        };
+        JobClient job = relay("gr", exactlyOnce);
+        CommonTestUtils.waitUtil(
+                () -> uncheckedOffsets("gr-group") == RECORDS,
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "every offset committed");
+        job.cancel().get(1, TimeUnit.MINUTES);
+        // Committed at offset 250 of each partition; 250 more arrive per partition and retention
+        // deletes partition 0 up to offset 400 while nothing runs.
+        moreRecordsAndRetentionDeletesPartition0UpTo400("gr");
+
+        JobClient refused = relay("gr", concat(exactlyOnce, "--source.offset-reset", "none"));
+        assertThatThrownBy(() -> refused.getJobExecutionResult().get(2, TimeUnit.MINUTES))
+                .satisfies(
+                        e ->
+                                assertThat(ExceptionUtils.stringifyException(e))
+                                        .contains(
+                                                "gr-0: resuming at offset 250, but retention has deleted everything before offset 400"
+                                                        + " (150 offsets)")
+                                        .doesNotContain("gr-1:"));
+
+        JobClient resumed = relay("gr", exactlyOnce);
+        List<String> expected = leftAfterRetention();
+        CommonTestUtils.waitUtil(
+                () -> output("gr").size() >= expected.size(),
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "the relay to catch up");
+        resumed.cancel().get(1, TimeUnit.MINUTES);
+        assertThat(output("gr")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** RECORDS more records, and retention deleting partition 0 before offset 400. */
+    private static void moreRecordsAndRetentionDeletesPartition0UpTo400(String topic)
+            throws Exception {
+        List<ProducerRecord<byte[], byte[]>> more = new ArrayList<>();
+        for (int i = RECORDS; i < 2 * RECORDS; i++) {
+            more.add(
+                    new ProducerRecord<>(
+                            topic,
+                            i % PARTITIONS,
+                            T0 + i,
+                            null,
+                            String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
+        }
+        KafkaTopics.produce(KAFKA.bootstrapServers(), more);
+        try (Admin admin = KAFKA.kafka().admin()) {
+            admin.deleteRecords(
+                            Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(400)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Every record of both batches but those retention deleted. */
+    private static List<String> leftAfterRetention() {
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 2 * RECORDS; i++) {
+            boolean deleted = i >= RECORDS && i % PARTITIONS == 0 && (i / PARTITIONS) < 400;
+            if (!deleted) {
+                expected.add(String.valueOf(i));
+            }
+        }
+        return expected;
     }
 
     private static String[] concat(String[] first, String... more) {

@@ -46,6 +46,9 @@ public final class FaultTolerance {
                 CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS,
                 config.get(CheckpointOptions.MAX_CONCURRENT));
         flink.set(
+                CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
+                config.get(CheckpointOptions.TOLERABLE_FAILURES));
+        flink.set(
                 CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 config.get(CheckpointOptions.RETENTION));
         flink.set(

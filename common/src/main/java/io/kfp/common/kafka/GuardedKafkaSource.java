@@ -33,8 +33,10 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.lineage.LineageVertex;
 import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,13 +45,17 @@ import org.slf4j.LoggerFactory;
  * The connector's {@link KafkaSource} with its reader checking where each partition resumes. A
  * split resumed at an offset retention has deleted (from a checkpoint or savepoint, or from the
  * consumer group's committed offsets) would make the consumer jump to its reset position without a
- * word: the records in between are gone for this job. Before the reader gets such a split, it asks
- * the broker for the partition's oldest and newest offsets and, per {@code source.offset-reset}:
- * earliest (the default) resumes at the oldest record left, latest at the end, both with a WARN
- * naming the partition and how many offsets it skips, counted in {@value #METRIC}; none fails the
- * job without restarts, naming them. An offset beyond the end (the topic was deleted and created
- * again) is warned about and reset the same way. What it misses: records deleted while the job runs
- * and lags behind retention (the consumer resets by itself then).
+ * word: the records in between are gone for this job. A fresh start from the group's offsets
+ * ({@code group-offsets}, after a cancel) hands the reader a placeholder, not an offset: the reader
+ * first asks the broker for the group's committed offset of each such partition and resumes there
+ * explicitly (a partition the group never committed keeps the placeholder: it starts per {@code
+ * source.offset-reset}, nothing having been read of it). Before the reader gets a split with an
+ * offset, it asks the broker for the partition's oldest and newest offsets and, per {@code
+ * source.offset-reset}: earliest (the default) resumes at the oldest record left, latest at the
+ * end, both with a WARN naming the partition and how many offsets it skips, counted in {@value
+ * #METRIC}; none fails the job without restarts, naming them. An offset beyond the end (the topic
+ * was deleted and created again) is warned about and reset the same way. What it misses: records
+ * deleted while the job runs and lags behind retention (the consumer resets by itself then).
  */
 public final class GuardedKafkaSource<T>
         implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>,
@@ -69,20 +75,25 @@ public final class GuardedKafkaSource<T>
     private final Settings settings;
 
     /** What the check needs, built where the source is. */
-    public record Settings(String job, StartingOffsets.OffsetReset reset, Properties connection)
+    public record Settings(
+            String job, String group, StartingOffsets.OffsetReset reset, Properties connection)
             implements Serializable {
         static Settings from(ReadableConfig config) {
             return new Settings(
                     config.getOptional(JobOptions.NAME).orElse("the job"),
+                    SourceOptions.groupId(config),
                     config.get(SourceOptions.OFFSET_RESET),
                     KafkaClientOptions.connectionProperties(config));
         }
     }
 
-    /** A partition's oldest and next offsets, as the broker says. */
-    @FunctionalInterface
-    interface Bounds {
-        Map<TopicPartition, long[]> of(Collection<TopicPartition> partitions) throws Exception;
+    /** What the reader asks the broker. */
+    interface Broker {
+        /** Each partition's oldest and next offsets. */
+        Map<TopicPartition, long[]> bounds(Collection<TopicPartition> partitions) throws Exception;
+
+        /** The consumer group's committed offset of each partition it has one for. */
+        Map<TopicPartition, Long> committed(Collection<TopicPartition> partitions) throws Exception;
     }
 
     GuardedKafkaSource(KafkaSource<T> delegate, Settings settings) {
@@ -107,7 +118,7 @@ public final class GuardedKafkaSource<T>
                 delegate.createReader(context),
                 settings,
                 context.metricGroup().counter(METRIC),
-                partitions -> bounds(settings.connection(), partitions));
+                new AdminBroker(settings));
     }
 
     @Override
@@ -143,6 +154,38 @@ public final class GuardedKafkaSource<T>
         return delegate.getLineageVertex();
     }
 
+    /** The broker, asked through a short-lived admin client each time. */
+    private record AdminBroker(Settings settings) implements Broker {
+        @Override
+        public Map<TopicPartition, long[]> bounds(Collection<TopicPartition> partitions)
+                throws Exception {
+            return GuardedKafkaSource.bounds(settings.connection(), partitions);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> committed(Collection<TopicPartition> partitions)
+                throws Exception {
+            try (Admin admin = Admin.create(settings.connection())) {
+                Map<TopicPartition, OffsetAndMetadata> offsets =
+                        admin.listConsumerGroupOffsets(
+                                        Map.of(
+                                                settings.group(),
+                                                new ListConsumerGroupOffsetsSpec()
+                                                        .topicPartitions(partitions)))
+                                .partitionsToOffsetAndMetadata(settings.group())
+                                .get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Map<TopicPartition, Long> committed = new HashMap<>();
+                offsets.forEach(
+                        (tp, offset) -> {
+                            if (offset != null && offset.offset() >= 0) {
+                                committed.put(tp, offset.offset());
+                            }
+                        });
+                return committed;
+            }
+        }
+    }
+
     private static Map<TopicPartition, long[]> bounds(
             Properties connection, Collection<TopicPartition> partitions) throws Exception {
         try (Admin admin = Admin.create(connection)) {
@@ -175,17 +218,17 @@ public final class GuardedKafkaSource<T>
         private final SourceReader<T, KafkaPartitionSplit> delegate;
         private final Settings settings;
         private final Counter skipped;
-        private final Bounds bounds;
+        private final Broker broker;
 
         Reader(
                 SourceReader<T, KafkaPartitionSplit> delegate,
                 Settings settings,
                 Counter skipped,
-                Bounds bounds) {
+                Broker broker) {
             this.delegate = delegate;
             this.settings = settings;
             this.skipped = skipped;
-            this.bounds = bounds;
+            this.broker = broker;
         }
 
         @Override
@@ -193,7 +236,52 @@ public final class GuardedKafkaSource<T>
             delegate.addSplits(checked(splits));
         }
 
-        List<KafkaPartitionSplit> checked(List<KafkaPartitionSplit> splits) {
+        /**
+         * The splits with the group's committed offset in place of the placeholder that stands for
+         * it, so that it is checked like any other.
+         */
+        private List<KafkaPartitionSplit> atCommittedOffsets(List<KafkaPartitionSplit> splits) {
+            List<TopicPartition> fromGroup =
+                    splits.stream()
+                            .filter(
+                                    s ->
+                                            s.getStartingOffset()
+                                                    == KafkaPartitionSplit.COMMITTED_OFFSET)
+                            .map(KafkaPartitionSplit::getTopicPartition)
+                            .toList();
+            if (fromGroup.isEmpty()) {
+                return splits;
+            }
+            Map<TopicPartition, Long> committed;
+            try {
+                committed = broker.committed(fromGroup);
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "could not ask the broker for the offsets consumer group "
+                                + settings.group()
+                                + " committed on "
+                                + fromGroup
+                                + " to check them before this job starts there",
+                        e);
+            }
+            List<KafkaPartitionSplit> result = new ArrayList<>(splits.size());
+            for (KafkaPartitionSplit split : splits) {
+                Long offset = committed.get(split.getTopicPartition());
+                result.add(
+                        split.getStartingOffset() != KafkaPartitionSplit.COMMITTED_OFFSET
+                                        || offset == null
+                                ? split
+                                : new KafkaPartitionSplit(
+                                        split.getTopicPartition(),
+                                        offset,
+                                        split.getStoppingOffset()
+                                                .orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET)));
+            }
+            return result;
+        }
+
+        List<KafkaPartitionSplit> checked(List<KafkaPartitionSplit> given) {
+            List<KafkaPartitionSplit> splits = atCommittedOffsets(given);
             List<TopicPartition> resumed =
                     splits.stream()
                             .filter(s -> s.getStartingOffset() >= 0)
@@ -204,7 +292,7 @@ public final class GuardedKafkaSource<T>
             }
             Map<TopicPartition, long[]> known;
             try {
-                known = bounds.of(resumed);
+                known = broker.bounds(resumed);
             } catch (Exception e) {
                 // Fail over and ask again rather than let the consumer jump without a word.
                 throw new IllegalStateException(

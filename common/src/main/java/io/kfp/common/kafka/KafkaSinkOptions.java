@@ -9,6 +9,7 @@ import io.kfp.common.config.JobOptions;
 import io.kfp.common.config.OptionGroup;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -16,6 +17,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
 
 /** What a job writes to Kafka and with which guarantee. */
 public final class KafkaSinkOptions implements OptionGroup {
@@ -207,6 +209,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                     "must be 0 or more, and below 24 days.",
                     "use e.g. 5 ms (the default).");
         }
+        refuseWeakerSettings(config, problems);
         if (config.get(DELIVERY_GUARANTEE) != DeliveryGuarantee.EXACTLY_ONCE) {
             return;
         }
@@ -228,13 +231,62 @@ public final class KafkaSinkOptions implements OptionGroup {
                             config.get(TRANSACTION_TIMEOUT),
                             config.get(CheckpointOptions.INTERVAL),
                             config.get(CheckpointOptions.MIN_PAUSE),
-                            config.get(CheckpointOptions.TIMEOUT))
+                            config.get(CheckpointOptions.TIMEOUT),
+                            config.get(CheckpointOptions.TOLERABLE_FAILURES))
                     .ifPresent(
                             problem ->
                                     problems.add(
                                             TRANSACTION_TIMEOUT.key(),
                                             problem.problem(),
                                             problem.fix()));
+        }
+    }
+
+    /**
+     * Settings that quietly break the guarantee the sink promises: refused, never overridden. A
+     * broker acknowledges with {@code acks} 0 or 1 before the record is replicated, so a leader's
+     * failure loses what the sink was told is written; transactions need the idempotent producer; a
+     * source reading uncommitted records relays the upstream transactions that were aborted.
+     */
+    private static void refuseWeakerSettings(ReadableConfig config, ConfigProblems problems) {
+        DeliveryGuarantee guarantee = config.get(DELIVERY_GUARANTEE);
+        if (guarantee == DeliveryGuarantee.NONE) {
+            return;
+        }
+        String promise = ConfigValidator.text(guarantee);
+        Properties client = KafkaClientOptions.clientProperties(config);
+        String acks = client.getProperty(ProducerConfig.ACKS_CONFIG);
+        if (acks != null && !acks.trim().equals("all") && !acks.trim().equals("-1")) {
+            problems.add(
+                    KafkaClientOptions.PROPERTIES_PREFIX + ProducerConfig.ACKS_CONFIG,
+                    "the broker acknowledges a record before its replicas have it, so a leader's"
+                            + " failure loses records sink.delivery-guarantee="
+                            + promise
+                            + " promises are written.",
+                    "remove it (the producer's default is acks=all), or use"
+                            + " sink.delivery-guarantee=none.");
+        }
+        String idempotence = client.getProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE
+                && idempotence != null
+                && idempotence.trim().equalsIgnoreCase("false")) {
+            problems.add(
+                    KafkaClientOptions.PROPERTIES_PREFIX + ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                    "sink.delivery-guarantee=exactly-once writes in transactions, and a"
+                            + " transactional producer must be idempotent.",
+                    "remove it (the default is true), or use"
+                            + " sink.delivery-guarantee=at-least-once.");
+        }
+        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE
+                && config.getOptional(SourceOptions.ISOLATION_LEVEL).orElse(null)
+                        == IsolationLevel.READ_UNCOMMITTED) {
+            problems.add(
+                    SourceOptions.ISOLATION_LEVEL.key(),
+                    "the source would read records of upstream transactions that are later"
+                            + " aborted, and this job would write them exactly once: records that"
+                            + " never existed downstream of an exactly-once pipeline.",
+                    "remove it (read-committed is the default), or use"
+                            + " sink.delivery-guarantee=at-least-once.");
         }
     }
 

@@ -257,7 +257,7 @@ public final class LostTransactionGuard implements Committer<KafkaCommittable> {
                     + ", and the broker aborts a transaction still open after"
                     + " sink.transaction-timeout ("
                     + TimeUtils.formatWithHighestUnit(settings.transactionTimeout())
-                    + "): the job was down longer than that before it was resumed.";
+                    + "): the job was down, or failed its checkpoints, for longer than that.";
         }
         return "Possibly lost data: the broker no longer knows "
                 + which

@@ -30,30 +30,53 @@ public final class TransactionTimeout {
 
     private TransactionTimeout() {}
 
-    /** The longest a transaction can stay open before its checkpoint completes, plus margin. */
+    /**
+     * The longest a transaction can stay open before a checkpoint commits it, plus margin: the
+     * checkpoint that pre-commits it and each of the {@code tolerableFailures} after it may fail,
+     * each after up to interval + min pause + timeout, before one completes.
+     */
     public static Duration requiredTimeout(
-            Duration interval, Duration minPause, Duration checkpointTimeout) {
-        return interval.plus(minPause).plus(checkpointTimeout).plus(MARGIN);
+            Duration interval,
+            Duration minPause,
+            Duration checkpointTimeout,
+            int tolerableFailures) {
+        return interval.plus(minPause)
+                .plus(checkpointTimeout)
+                .multipliedBy(tolerableFailures + 1L)
+                .plus(MARGIN);
     }
 
     public static Optional<Finding> checkAgainstCheckpointing(
             Duration transactionTimeout,
             Duration interval,
             Duration minPause,
-            Duration checkpointTimeout) {
-        Duration required = requiredTimeout(interval, minPause, checkpointTimeout);
+            Duration checkpointTimeout,
+            int tolerableFailures) {
+        Duration required =
+                requiredTimeout(interval, minPause, checkpointTimeout, tolerableFailures);
         if (transactionTimeout.compareTo(required) > 0) {
             return Optional.empty();
         }
+        String cycle =
+                "checkpoint.interval ("
+                        + format(interval)
+                        + ") + checkpoint.min-pause ("
+                        + format(minPause)
+                        + ") + checkpoint.timeout ("
+                        + format(checkpointTimeout)
+                        + ")";
         return Optional.of(
                 new Finding(
-                        "a transaction may stay open up to checkpoint.interval ("
-                                + format(interval)
-                                + ") + checkpoint.min-pause ("
-                                + format(minPause)
-                                + ") + checkpoint.timeout ("
-                                + format(checkpointTimeout)
-                                + ") + "
+                        "a transaction may stay open up to "
+                                + (tolerableFailures == 0
+                                        ? cycle
+                                        : (tolerableFailures + 1)
+                                                + " x ("
+                                                + cycle
+                                                + "), checkpoint.tolerable-failures ("
+                                                + tolerableFailures
+                                                + ") failing in a row before one completes,")
+                                + " + "
                                 + format(MARGIN)
                                 + " margin = "
                                 + format(required)
@@ -63,7 +86,11 @@ public final class TransactionTimeout {
                                 + " lost.",
                         "raise sink.transaction-timeout above "
                                 + format(required)
-                                + ", or shorten checkpoint.interval / checkpoint.timeout."));
+                                + ", or shorten checkpoint.interval / checkpoint.timeout"
+                                + (tolerableFailures == 0
+                                        ? ""
+                                        : ", or lower checkpoint.tolerable-failures")
+                                + "."));
     }
 
     public static Optional<Finding> checkAgainstBroker(

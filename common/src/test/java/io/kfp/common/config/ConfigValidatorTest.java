@@ -332,7 +332,12 @@ class ConfigValidatorTest {
 
     @Test
     void transactionTimeoutMustOutliveACheckpoint() {
-        ConfigProblem p = onlyProblem("--sink.transaction-timeout", "1 min");
+        ConfigProblem p =
+                onlyProblem(
+                        "--sink.transaction-timeout",
+                        "1 min",
+                        "--checkpoint.tolerable-failures",
+                        "0");
         assertThat(p.key()).isEqualTo("sink.transaction-timeout");
         assertThat(p.problem()).contains("5 s", "500 ms", "1 min", "= 125.5 s", "lost");
         assertThat(p.fix()).contains("raise sink.transaction-timeout above");
@@ -341,6 +346,49 @@ class ConfigValidatorTest {
                         valid(
                                 "--sink.transaction-timeout",
                                 "1 min",
+                                "--checkpoint.tolerable-failures",
+                                "0",
+                                "--sink.delivery-guarantee",
+                                "at-least-once"))
+                .isNotNull();
+    }
+
+    @Test
+    void settingsThatBreakTheSinksPromiseAreRefusedNamingIt() {
+        List<ConfigProblem> all =
+                problems(
+                        "--kafka.properties.acks", "1",
+                        "--kafka.properties.enable.idempotence", "false",
+                        "--source.isolation-level", "read_uncommitted");
+        assertThat(all)
+                .extracting(ConfigProblem::key)
+                .containsExactlyInAnyOrder(
+                        "kafka.properties.acks",
+                        "kafka.properties.enable.idempotence",
+                        "source.isolation-level");
+        assertThat(all.get(0).value()).isEqualTo("1");
+        assertThat(all.get(0).problem())
+                .contains("leader's failure loses", "sink.delivery-guarantee=exactly-once");
+        assertThat(
+                        onlyProblem(
+                                        "--kafka.properties.acks",
+                                        "0",
+                                        "--sink.delivery-guarantee",
+                                        "at-least-once")
+                                .problem())
+                .contains("sink.delivery-guarantee=at-least-once promises");
+        assertThat(all.get(2).problem()).contains("aborted");
+        // What keeps the promise, or promises nothing, is accepted.
+        assertThat(valid("--kafka.properties.acks", "all")).isNotNull();
+        assertThat(valid("--kafka.properties.acks", "-1")).isNotNull();
+        assertThat(valid("--kafka.properties.acks", "0", "--sink.delivery-guarantee", "none"))
+                .isNotNull();
+        assertThat(
+                        valid(
+                                "--source.isolation-level",
+                                "read_uncommitted",
+                                "--kafka.properties.enable.idempotence",
+                                "false",
                                 "--sink.delivery-guarantee",
                                 "at-least-once"))
                 .isNotNull();

@@ -3,6 +3,7 @@ package io.kfp.common.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -21,22 +22,37 @@ class GuardedKafkaSourceTest {
 
     final SimpleCounter skipped = new SimpleCounter();
 
-    /** Partition 0 holds offsets 700..999, partition 1 0..999, partition 2 0..99 (recreated). */
+    /**
+     * Partition 0 holds offsets 700..999, partition 1 0..999, partition 2 0..99 (recreated); the
+     * group committed 500 on partitions 0 and 1, none on partition 2.
+     */
     GuardedKafkaSource.Reader<String> reader(StartingOffsets.OffsetReset reset) {
         GuardedKafkaSource.Settings settings =
-                new GuardedKafkaSource.Settings("relay-job", reset, new Properties());
+                new GuardedKafkaSource.Settings(
+                        "relay-job", "relay-group", reset, new Properties());
         return new GuardedKafkaSource.Reader<>(
                 null,
                 settings,
                 skipped,
-                partitions ->
-                        Map.of(
+                new GuardedKafkaSource.Broker() {
+                    @Override
+                    public Map<TopicPartition, long[]> bounds(
+                            Collection<TopicPartition> partitions) {
+                        return Map.of(
                                 P0,
                                 new long[] {700, 1000},
                                 P1,
                                 new long[] {0, 1000},
                                 P2,
-                                new long[] {0, 100}));
+                                new long[] {0, 100});
+                    }
+
+                    @Override
+                    public Map<TopicPartition, Long> committed(
+                            Collection<TopicPartition> partitions) {
+                        return Map.of(P0, 500L, P1, 500L);
+                    }
+                });
     }
 
     static final List<KafkaPartitionSplit> RESUMED =
@@ -91,5 +107,27 @@ class GuardedKafkaSourceTest {
                         new KafkaPartitionSplit(P1, 1000));
         assertThat(reader(StartingOffsets.OffsetReset.NONE).checked(fresh)).isEqualTo(fresh);
         assertThat(skipped.getCount()).isZero();
+    }
+
+    @Test
+    void aStartFromTheGroupsOffsetsIsCheckedLikeAResume() {
+        List<KafkaPartitionSplit> fromGroup =
+                List.of(
+                        new KafkaPartitionSplit(P0, KafkaPartitionSplit.COMMITTED_OFFSET),
+                        new KafkaPartitionSplit(P1, KafkaPartitionSplit.COMMITTED_OFFSET),
+                        new KafkaPartitionSplit(P2, KafkaPartitionSplit.COMMITTED_OFFSET));
+        assertThat(reader(StartingOffsets.OffsetReset.EARLIEST).checked(fromGroup))
+                .as("0 at its oldest record left, 1 where the group stopped, 2 never committed")
+                .extracting(KafkaPartitionSplit::getStartingOffset)
+                .containsExactly(700L, 500L, (long) KafkaPartitionSplit.COMMITTED_OFFSET);
+        assertThat(skipped.getCount()).isEqualTo(200);
+        assertThatThrownBy(() -> reader(StartingOffsets.OffsetReset.NONE).checked(fromGroup))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining(
+                        "orders-0: resuming at offset 500, but retention has deleted everything before"
+                                + " offset 700 (200 offsets)")
+                .hasMessageNotContaining("orders-1")
+                .hasMessageNotContaining("orders-2");
     }
 }

@@ -91,6 +91,7 @@ class KafkaFactoriesTest {
                 config(
                         "--kafka.properties.security.protocol", "SASL_SSL",
                         "--source.isolation-level", "read-uncommitted",
+                        "--sink.delivery-guarantee", "at-least-once",
                         "--source.partition-discovery-interval", "0 ms");
         assertThat(KafkaSourceFactory.consumerProperties(c))
                 .containsEntry("security.protocol", "SASL_SSL")
