@@ -196,7 +196,7 @@ public record KfpSettings(
     public Processes processes(Topology.Host host, PrintStream out, PrintStream err) {
         return host == null
                 ? new Processes(run, out, err)
-                : new Processes(hostRun(host), topology.launcherPrefix(host), out, err);
+                : new Processes(hostRun(host), command -> topology.onHost(host, command), out, err);
     }
 
     /** The address a process on {@code host} listens on. */

@@ -20,6 +20,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -32,22 +33,22 @@ public final class Processes {
     static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final Path run;
-    private final List<String> launcher;
+    private final UnaryOperator<List<String>> launcher;
     private final PrintStream out;
     private final PrintStream err;
 
     /** Processes on this machine, tracked under {@code run}. */
     Processes(Path run, PrintStream out, PrintStream err) {
-        this(run, List.of(), out, err);
+        this(run, command -> command, out, err);
     }
 
     /**
-     * Processes on a host of a topology, started through {@code launcher} (e.g. {@code ip netns
-     * exec kfp-lab-kafka1}, which execs in place: the PID stays the process's own).
+     * Processes on a host of a topology, each command started as {@code launcher} makes it (e.g.
+     * {@code ip netns exec kfp-lab-kafka1 COMMAND}).
      */
-    Processes(Path run, List<String> launcher, PrintStream out, PrintStream err) {
+    Processes(Path run, UnaryOperator<List<String>> launcher, PrintStream out, PrintStream err) {
         this.run = run;
-        this.launcher = List.copyOf(launcher);
+        this.launcher = launcher;
         this.out = out;
         this.err = err;
     }
@@ -135,11 +136,21 @@ public final class Processes {
         try {
             Files.createDirectories(pidFile(name).getParent());
             Files.createDirectories(output.getParent());
-            List<String> detached = new ArrayList<>(launcher);
-            // setsid execs the command in place (we are no process group leader): the PID stays.
-            detached.add("setsid");
+            Path pidFile = pidFile(name);
+            Files.deleteIfExists(pidFile); // a stale one: running(name) said it is not running
+            // The process writes its own PID, then execs the command in place: setsid forks when
+            // its caller leads a process group (a launcher may make it one), and the PID of what
+            // we spawned would then be that of a setsid that has already exited.
+            List<String> detached = new ArrayList<>();
+            detached.addAll(
+                    List.of(
+                            "setsid",
+                            "sh",
+                            "-c",
+                            "echo $$ > \"$0\" && exec \"$@\"",
+                            pidFile.toString()));
             detached.addAll(command);
-            ProcessBuilder builder = new ProcessBuilder(detached);
+            ProcessBuilder builder = new ProcessBuilder(launcher.apply(detached));
             builder.environment().putAll(environment);
             Process process =
                     builder.directory(workDir.toFile())
@@ -147,25 +158,41 @@ public final class Processes {
                             .redirectOutput(output.toFile())
                             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                             .start();
-            try {
-                Files.writeString(pidFile(name), process.pid() + "\n");
-            } catch (IOException e) {
-                process.destroyForcibly(); // never leave a process running that nothing tracks
-                throw e;
-            }
-            // The JVM spawns through a helper that then execs the command: until it has, the PID's
-            // command line is the helper's, and running(name) would not know it. Started means
-            // tracked.
+            long pid = awaitOwnPid(name, process);
+            // Until the command is exec'ed, the PID's command line is the shell's, and
+            // running(name) would not know it. Started means tracked.
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (process.isAlive()
-                    && !mentionsRunDir(process.pid())
-                    && System.nanoTime() < deadline) {
+            while (alive(pid) && !mentionsRunDir(pid) && System.nanoTime() < deadline) {
                 sleep(Duration.ofMillis(5));
             }
-            out.println("started " + name + " (pid " + process.pid() + ")");
+            out.println("started " + name + " (pid " + pid + ")");
         } catch (IOException e) {
             throw new KfpException(
                     "could not start " + name + ": " + e.getMessage(), KfpException.FAILED, e);
+        }
+    }
+
+    /**
+     * The PID the started process wrote into its PID file. If none comes within 10 s (the launcher
+     * or the shell failed), what was spawned is stopped and the start fails: never a process
+     * running that nothing tracks.
+     */
+    private long awaitOwnPid(String name, Process spawned) throws IOException {
+        Path pidFile = pidFile(name);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (true) {
+            if (Files.exists(pidFile)) {
+                String text = Files.readString(pidFile);
+                if (text.endsWith("\n")) {
+                    return Long.parseLong(text.trim());
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                spawned.destroyForcibly();
+                throw new IOException(
+                        "it wrote no PID to " + pidFile + " within 10 s (see its output)");
+            }
+            sleep(Duration.ofMillis(5));
         }
     }
 

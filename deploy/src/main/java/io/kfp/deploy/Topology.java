@@ -238,11 +238,28 @@ public record Topology(String name, Launcher launcher, String subnet, List<Host>
         return "kfp-" + name + "-net";
     }
 
-    /** The command prefix that runs something on {@code host}. */
-    public List<String> launcherPrefix(Host host) {
-        return launcher == Launcher.NETNS
-                ? List.of("ip", "netns", "exec", namespace(host))
-                : List.of("ssh", host.name());
+    /**
+     * The command that runs {@code command} on {@code host}. ssh joins its arguments into one line
+     * that the remote shell parses again, so each is quoted for it: an argument with a space, a
+     * quote or a {@code ;} arrives as one argument, never as shell syntax.
+     */
+    public List<String> onHost(Host host, List<String> command) {
+        List<String> full = new ArrayList<>();
+        if (launcher == Launcher.NETNS) {
+            full.addAll(List.of("ip", "netns", "exec", namespace(host)));
+            full.addAll(command);
+        } else {
+            full.addAll(List.of("ssh", host.name(), "--"));
+            full.add(String.join(" ", command.stream().map(Topology::shellQuoted).toList()));
+        }
+        return full;
+    }
+
+    /** {@code value} as one word of a POSIX shell command line. */
+    static String shellQuoted(String value) {
+        return value.matches("[A-Za-z0-9_./=:@%+,-]+")
+                ? value
+                : "'" + value.replace("'", "'\\''") + "'";
     }
 
     /** Kafka's bootstrap servers: every kafka host's broker listener. */

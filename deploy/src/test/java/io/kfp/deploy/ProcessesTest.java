@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -80,8 +81,7 @@ class ProcessesTest {
         assertThat(Files.readString(p.pidFile("worker-1")).trim())
                 .isEqualTo(String.valueOf(pid.getAsLong()));
         ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
-        // setsid execs the command in place: the recorded PID becomes tail itself (were it to
-        // fork, the recorded PID would exit at once and tail would run untracked).
+        // The recorded PID becomes tail itself.
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!process.info().command().orElse("").endsWith("tail")
                 && System.nanoTime() < deadline) {
@@ -161,6 +161,35 @@ class ProcessesTest {
         for (String name : p.tracked("")) {
             Files.delete(p.pidFile(name)); // PID 1 is not ours: never stopped, just forgotten
         }
+    }
+
+    /**
+     * A launcher that makes the command a process group leader (here setsid itself): kfp's setsid
+     * then forks and the process it spawned exits at once. What runs is tracked all the same, and
+     * stopped by its PID.
+     */
+    @Test
+    void aStartIsTrackedByThePidThatRunsWhenSetsidForks() throws Exception {
+        processes();
+        Processes leader =
+                new Processes(
+                        run,
+                        command -> {
+                            List<String> full = new ArrayList<>(List.of("setsid"));
+                            full.addAll(command);
+                            return full;
+                        },
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        System.err);
+        leader.start("worker-2", run.resolve("log/worker-2.out"), tail(), run);
+        OptionalLong pid = leader.running("worker-2");
+        assertThat(pid).as("the forked process, tracked").isPresent();
+        assertThat(Files.readString(Path.of("/proc/" + pid.getAsLong() + "/cmdline")))
+                .contains("tail");
+        ProcessHandle process = ProcessHandle.of(pid.getAsLong()).orElseThrow();
+        leader.stop("worker-2");
+        process.onExit().get(30, TimeUnit.SECONDS);
+        assertThat(leader.running("worker-2")).isEmpty();
     }
 
     @Test

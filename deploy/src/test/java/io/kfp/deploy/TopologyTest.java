@@ -3,6 +3,7 @@ package io.kfp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +37,8 @@ class TopologyTest {
                 .isEqualTo("198.18.0.11:9092,198.18.0.12:9092,198.18.0.13:9092");
         assertThat(lab.namespace(lab.host("kafka2"))).isEqualTo("kfp-lab-kafka2");
         assertThat(lab.bridgeNamespace()).isEqualTo("kfp-lab-net");
-        assertThat(lab.launcherPrefix(lab.host("worker1")))
-                .containsExactly("ip", "netns", "exec", "kfp-lab-worker1");
+        assertThat(lab.onHost(lab.host("worker1"), List.of("java", "-version")))
+                .containsExactly("ip", "netns", "exec", "kfp-lab-worker1", "java", "-version");
         assertThatThrownBy(() -> lab.host("worker9"))
                 .hasMessageContaining("no host worker9 in topology lab");
     }
@@ -110,5 +111,23 @@ class TopologyTest {
         yaml.put("subnet", "198.18.0.0/24");
         yaml.put("hosts", hosts);
         return yaml;
+    }
+
+    /** ssh hands the remote shell one line: every argument arrives as itself, never as syntax. */
+    @Test
+    void argumentsForSshAreQuotedForTheRemoteShell() throws Exception {
+        assertThat(Topology.shellQuoted("/opt/kfp/bin/java")).isEqualTo("/opt/kfp/bin/java");
+        assertThat(Topology.shellQuoted("--sink.topic")).isEqualTo("--sink.topic");
+        List<String> hostile = List.of("a b", "it's", "x; rm -rf ~", "$(id)", "");
+        String line = String.join(" ", hostile.stream().map(Topology::shellQuoted).toList());
+        // What a POSIX shell makes of the line: the same arguments.
+        Process sh =
+                new ProcessBuilder("sh", "-c", "printf '%s\\n' " + line)
+                        .redirectErrorStream(true)
+                        .start();
+        String printed = new String(sh.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(sh.waitFor()).isZero();
+        assertThat(printed.split("\n", -1))
+                .containsExactly("a b", "it's", "x; rm -rf ~", "$(id)", "", "");
     }
 }

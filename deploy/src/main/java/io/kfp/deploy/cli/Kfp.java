@@ -146,7 +146,7 @@ public final class Kfp implements Callable<Integer> {
         Topology topology = settings.topology();
         Lab lab = new Lab(topology, System.out);
         lab.requireUp();
-        List<String> command = new ArrayList<>(topology.launcherPrefix(topology.client()));
+        List<String> command = new ArrayList<>();
         command.add(settings.javaBin());
         for (String property : List.of("kfp.home", "log4j.configurationFile")) {
             if (System.getProperty(property) != null) {
@@ -156,7 +156,8 @@ public final class Kfp implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Kfp.class.getName()));
         command.addAll(List.of(args));
         try {
-            ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+            ProcessBuilder builder =
+                    new ProcessBuilder(topology.onHost(topology.client(), command)).inheritIO();
             builder.environment().put(KfpSettings.ON_CLIENT_HOST, topology.client().name());
             Process process = builder.start();
             return process.waitFor();

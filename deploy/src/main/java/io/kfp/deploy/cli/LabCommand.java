@@ -78,12 +78,8 @@ final class LabCommand extends KfpCommand {
             @Parameters(index = "1..*", paramLabel = "COMMAND") List<String> command)
             throws Exception {
         ctx().lab().requireUp();
-        List<String> full =
-                new ArrayList<>(
-                        ctx().settings()
-                                .topology()
-                                .launcherPrefix(ctx().settings().topology().host(host)));
-        full.addAll(command);
+        Topology topology = ctx().settings().topology();
+        List<String> full = topology.onHost(topology.host(host), command);
         return new ProcessBuilder(full).inheritIO().start().waitFor();
     }
 

@@ -1,6 +1,7 @@
 package io.kfp.deploy.cluster;
 
 import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Secrets;
 import io.kfp.deploy.Topology;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -8,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -82,12 +82,10 @@ final class ClusterConf {
                     config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
                 }
             }
-            Files.writeString(
+            // It may hold the S3 secret.
+            Secrets.write(
                     conf.resolve("config.yaml"),
                     config.replace("@KFP_SHARED_STORAGE@", sharedStorage()));
-            // It may hold the S3 secret.
-            Files.setPosixFilePermissions(
-                    conf.resolve("config.yaml"), PosixFilePermissions.fromString("rw-------"));
             for (String file : List.of("log4j.properties", "log4j-cli.properties")) {
                 Files.copy(
                         templates.resolve(file),

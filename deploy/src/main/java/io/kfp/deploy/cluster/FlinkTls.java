@@ -2,6 +2,7 @@ package io.kfp.deploy.cluster;
 
 import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.KfpException;
+import io.kfp.deploy.Secrets;
 import io.kfp.deploy.Topology;
 import io.kfp.deploy.kafka.KafkaSecurity;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.SecurityOptions;
@@ -41,17 +41,14 @@ public final class FlinkTls {
     /** Makes the key, valid for the address of every host of {@code topology}. */
     void create(Topology topology) {
         try {
-            Files.createDirectories(dir);
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            Secrets.directory(dir);
             TlsCertificates certificates =
                     TlsCertificates.create(
                             dir,
                             "CN=kfp-flink",
                             topology.hosts().stream().map(Topology.Host::address).toList(),
                             365);
-            Path password = dir.resolve("password");
-            Files.writeString(password, certificates.password(), StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
+            Secrets.write(dir.resolve("password"), certificates.password());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

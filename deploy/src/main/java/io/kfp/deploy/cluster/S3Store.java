@@ -1,13 +1,13 @@
 package io.kfp.deploy.cluster;
 
 import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Secrets;
 import io.kfp.deploy.Topology;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
@@ -69,7 +69,7 @@ public final class S3Store {
             Files.createDirectories(log);
             // The filesystem backend's buckets are the directories of its base directory.
             Files.createDirectories(settings.hostRun(host).resolve("s3-data").resolve(BUCKET));
-            Files.writeString(
+            Secrets.write(
                     properties,
                     fill(
                             settings.fill(
@@ -77,7 +77,6 @@ public final class S3Store {
                                             settings.home()
                                                     .resolve("conf/s3proxy/s3proxy.properties")),
                                     host)));
-            Files.setPosixFilePermissions(properties, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -118,17 +117,15 @@ public final class S3Store {
         Path file = settings.run().resolve("s3").resolve("credentials");
         try {
             if (!Files.exists(file)) {
-                Files.createDirectories(file.getParent());
                 byte[] secret = new byte[20];
                 new SecureRandom().nextBytes(secret);
-                Files.writeString(
+                Secrets.write(
                         file,
                         "identity=kfp-"
                                 + settings.topology().name()
                                 + "\ncredential="
                                 + HexFormat.of().formatHex(secret)
                                 + "\n");
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
             }
             Properties p = new Properties();
             try (var in = Files.newBufferedReader(file)) {

@@ -2,13 +2,13 @@ package io.kfp.deploy.kafka;
 
 import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.KfpException;
+import io.kfp.deploy.Secrets;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -137,8 +137,6 @@ public final class KafkaSecurity {
                             + " (is the broker up? kfp kafka status)",
                     KfpException.FAILED,
                     e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
@@ -155,8 +153,8 @@ public final class KafkaSecurity {
                                 + adminProperties().getFileName()
                                 + ": remove it (and the broker's data) to start over.");
             }
+            Secrets.directory(dir);
             Files.createDirectories(dir.resolve("users"));
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             TlsCertificates certificates =
                     TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
             writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
@@ -264,11 +262,7 @@ public final class KafkaSecurity {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    private static void writeSecret(Path file, String content) throws IOException {
-        Files.deleteIfExists(file);
-        Files.createFile(
-                file,
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, content, StandardCharsets.UTF_8);
+    private static void writeSecret(Path file, String content) {
+        Secrets.write(file, content);
     }
 }
