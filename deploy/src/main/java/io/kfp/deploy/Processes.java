@@ -155,7 +155,7 @@ public final class Processes {
             Process process =
                     builder.directory(workDir.toFile())
                             .redirectErrorStream(true)
-                            .redirectOutput(output.toFile())
+                            .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
                             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                             .start();
             long pid = awaitOwnPid(name, process);

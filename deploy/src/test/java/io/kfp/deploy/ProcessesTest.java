@@ -7,9 +7,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,6 +192,42 @@ class ProcessesTest {
         leader.stop("worker-2");
         process.onExit().get(30, TimeUnit.SECONDS);
         assertThat(leader.running("worker-2")).isEmpty();
+    }
+
+    /**
+     * A TaskManager's .out file is never rotated: emptied in place while the process runs, it
+     * starts again from nothing, not at the old offset with a hole of the old size before it.
+     */
+    @Test
+    void anOutputFileEmptiedInPlaceStaysSmall() throws Exception {
+        Processes p = processes();
+        Path output = run.resolve("log/printer.out");
+        Path go = run.resolve("go");
+        p.start(
+                "printer",
+                output,
+                List.of(
+                        "sh",
+                        "-c",
+                        "for i in $(seq 1000); do echo 0123456789; done;"
+                                + " while [ ! -e \"$0/go\" ]; do sleep 0.01; done;"
+                                + " echo after; exec tail -f \"$0/go\"",
+                        run.toString()),
+                run);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (Files.size(output) < 11_000 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(Files.size(output)).isEqualTo(11_000);
+        try (FileChannel file = FileChannel.open(output, StandardOpenOption.WRITE)) {
+            file.truncate(0);
+        }
+        Files.createFile(go);
+        while (!Files.readString(output).contains("after") && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(Files.readString(output)).isEqualTo("after\n");
+        p.stop("printer");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.kfp.common.console;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -40,7 +42,21 @@ public final class ConsoleSink implements Sink<byte[]> {
 
     /** Prints to the process's standard output. */
     public static ConsoleSink toStdout(Duration flushInterval) {
-        return new ConsoleSink(() -> System.out, flushInterval);
+        return new ConsoleSink(
+                () -> stdout(System.out, () -> new FileOutputStream(FileDescriptor.out)),
+                flushInterval);
+    }
+
+    /**
+     * The process's standard output as a writer should use it. {@code System.out} is a {@link
+     * PrintStream}: it swallows a failed write and only sets a flag that nothing can clear. A
+     * writer that finds the flag already set (an earlier writer's failure: a disk that filled and
+     * was freed) would fail at its first check though its own lines are written fine, and so would
+     * every restart after it on this TaskManager. It writes to the standard output's file
+     * descriptor through a stream of its own instead, whose failures are its own.
+     */
+    static OutputStream stdout(PrintStream current, Target fresh) throws IOException {
+        return current.checkError() ? new PrintStream(fresh.open(), false) : current;
     }
 
     @Override

@@ -183,6 +183,42 @@ class ConsoleSinkTest {
                 .hasMessageContaining("prints from its last checkpoint");
     }
 
+    /**
+     * The disk filled, a writer failed, the disk was freed: System.out still says it failed, and
+     * forever will. The restarted writer prints through a stream of its own and succeeds.
+     */
+    @Test
+    void aWriterAfterAnEarlierFailurePrintsOnceTheOutputWorksAgain() throws Exception {
+        boolean[] full = {true};
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        OutputStream disk =
+                new OutputStream() {
+                    @Override
+                    public void write(int b) throws IOException {
+                        if (full[0]) {
+                            throw new IOException("No space left on device");
+                        }
+                        file.write(b);
+                    }
+                };
+        PrintStream systemOut = new PrintStream(disk, false, StandardCharsets.UTF_8);
+        ConsoleSink.Target stdout = () -> ConsoleSink.stdout(systemOut, () -> disk);
+
+        ConsoleSink.Writer failed =
+                new ConsoleSink.Writer(stdout.open(), new ManualTime(), 200, new SimpleCounter());
+        failed.write(utf8("lost"), null);
+        assertThatThrownBy(() -> failed.flush(false)).isInstanceOf(IOException.class);
+
+        full[0] = false;
+        assertThat(systemOut.checkError()).as("PrintStream's flag, never cleared").isTrue();
+        ConsoleSink.Writer restarted =
+                new ConsoleSink.Writer(stdout.open(), new ManualTime(), 200, new SimpleCounter());
+        restarted.write(utf8("again"), null);
+        restarted.flush(false);
+        assertThat(file.toString(StandardCharsets.UTF_8)).isEqualTo("again\n");
+        restarted.close();
+    }
+
     @Test
     void anOutputStreamThatFailsFailsTheWriterWithItsOwnError() throws Exception {
         ConsoleSink.Writer writer =
