@@ -1,6 +1,7 @@
 package io.kfp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.common.testing.MiniClusters;
 import io.kfp.relay.RelayJob;
@@ -14,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +38,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -84,6 +88,48 @@ class LostTransactionTest {
 
     static Stopped aborted;
     static Stopped forgotten;
+
+    /**
+     * Why no two jobs' transactional-id prefixes may start one another (JobOwnership): a sink with
+     * pooling names, as it starts, aborts every open transaction on its topic whose id starts with
+     * its prefix - here one of a job with instance id lt-pp-2 beside the relay's lt-pp.
+     */
+    @Test
+    @Order(4)
+    void aPoolingSinkAbortsTheOpenTransactionsOfALongerPrefix() throws Exception {
+        String name = "lt-pp";
+        KAFKA.kafka().createTopics(2, name + "-in", name + "-out");
+        String otherPrefix = "kfp.relay-job." + name + "-2";
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", KAFKA.bootstrapServers());
+        props.setProperty("transactional.id", otherPrefix + "-0-0");
+        try (KafkaProducer<byte[], byte[]> other =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            other.initTransactions();
+            other.beginTransaction();
+            other.send(new ProducerRecord<>(name + "-out", 0, null, utf8("the other job's record")))
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(transactionStates(otherPrefix)).containsExactly(TransactionState.ONGOING);
+
+            JobClient relay = relay(name, "--sink.transaction-naming", "pooling");
+            CommonTestUtils.waitUtil(
+                    () ->
+                            transactionStates(otherPrefix).stream()
+                                    .noneMatch(LostTransactionTest::open),
+                    Duration.ofMinutes(1),
+                    Duration.ofMillis(100),
+                    "the relay's start to abort the other job's transaction");
+            assertThatThrownBy(other::commitTransaction)
+                    .as("the other job, fenced")
+                    .isInstanceOf(KafkaException.class);
+            relay.cancel().get(1, TimeUnit.MINUTES);
+        }
+        assertThat(KafkaTopics.readAll(KAFKA.bootstrapServers(), name + "-out", true)).isEmpty();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
 
     /** Both relays stopped by the first test, so the broker's clocks run for both at once. */
     static synchronized void cancelTwoRelaysWithSavepoints(ClusterClient<?> cluster)

@@ -60,9 +60,10 @@ public final class JobOwnership {
         }
         String p = x.transactionalIdPrefix();
         String q = y.transactionalIdPrefix();
-        if (p != null
-                && q != null
-                && ((p + "-").startsWith(q + "-") || (q + "-").startsWith(p + "-"))) {
+        // Raw string prefixes, not prefix + "-": a sink with sink.transaction-naming pooling finds
+        // the transactions to abort as it starts by listing the open ones and keeping each whose
+        // id starts with its prefix (the connector's TransactionAbortStrategyImpl.LISTING).
+        if (p != null && q != null && (p.startsWith(q) || q.startsWith(p))) {
             conflicts.add(
                     a.job()
                             + " and "
@@ -70,11 +71,13 @@ public final class JobOwnership {
                             + " write with transactional ids "
                             + (p.equals(q)
                                     ? "of one prefix, " + p
-                                    : p + "-* and " + q + "-*, one within the other")
+                                    : p + " and " + q + ", one the start of the other")
                             + " ("
                             + KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key()
                             + "): each start of one would fence and abort the other's open"
-                            + " transactions. Give one its own "
+                            + " transactions (with "
+                            + KafkaSinkOptions.TRANSACTION_NAMING.key()
+                            + " pooling, any id that starts with its prefix). Give one its own "
                             + KafkaSinkOptions.TRANSACTIONAL_ID_PREFIX.key()
                             + ".");
         }
