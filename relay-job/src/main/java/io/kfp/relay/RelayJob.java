@@ -155,7 +155,8 @@ public final class RelayJob implements Workflow {
                     records.keyBy(r -> WindowKeys.of(r.key))
                             .process(
                                     new WindowCountFunction(
-                                            config.get(RelayOptions.WINDOW_SIZE).toMillis()))
+                                            config.get(RelayOptions.WINDOW_SIZE).toMillis(),
+                                            config.get(RelayOptions.MAX_FUTURE).toMillis()))
                             .uid(WINDOW_COUNT_UID)
                             .name("window-count " + config.get(RelayOptions.WINDOW_SIZE));
             if (lateSink != null) {
@@ -177,8 +178,10 @@ public final class RelayJob implements Workflow {
             return WatermarkStrategy.noWatermarks();
         }
         Duration idle = config.get(RelayOptions.IDLE_TIMEOUT);
-        return WatermarkStrategy.<KafkaRecord>forBoundedOutOfOrderness(
-                        config.get(RelayOptions.MAX_OUT_OF_ORDERNESS))
+        long outOfOrderness = config.get(RelayOptions.MAX_OUT_OF_ORDERNESS).toMillis();
+        long maxFuture = config.get(RelayOptions.MAX_FUTURE).toMillis();
+        return WatermarkStrategy.<KafkaRecord>forGenerator(
+                        context -> new PresentWatermarks(outOfOrderness, maxFuture))
                 .withTimestampAssigner((record, previous) -> record.timestamp)
                 .withIdleness(idle);
     }

@@ -80,6 +80,17 @@ public final class RelayOptions implements OptionGroup {
                                     + " back the watermark, so one idle partition cannot stall every"
                                     + " window.");
 
+    public static final ConfigOption<Duration> MAX_FUTURE =
+            key("relay.max-future")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .withDescription(
+                            "window-count: a record stamped further than this ahead of the"
+                                    + " TaskManager's clock (microseconds taken as milliseconds, a"
+                                    + " producer's wrong clock) does not move the watermark - it"
+                                    + " would make every later record late - and goes where late"
+                                    + " records go, counted in futureRecords.");
+
     public static final ConfigOption<String> LATE_TOPIC =
             key("relay.late-topic")
                     .stringType()
@@ -103,6 +114,7 @@ public final class RelayOptions implements OptionGroup {
                 SAME_PARTITION,
                 WINDOW_SIZE,
                 MAX_OUT_OF_ORDERNESS,
+                MAX_FUTURE,
                 IDLE_TIMEOUT,
                 LATE_TOPIC,
                 OVERSIZED_RECORDS);
@@ -129,6 +141,9 @@ public final class RelayOptions implements OptionGroup {
         }
         if (config.get(WINDOW_SIZE).compareTo(Duration.ofMillis(1)) < 0) {
             problems.add(WINDOW_SIZE.key(), "must be positive.", "use e.g. 1 min.");
+        }
+        if (config.get(MAX_FUTURE).isNegative()) {
+            problems.add(MAX_FUTURE.key(), "must not be negative.", "use e.g. 1 h (the default).");
         }
         if (config.get(MAX_OUT_OF_ORDERNESS).isNegative()) {
             problems.add(

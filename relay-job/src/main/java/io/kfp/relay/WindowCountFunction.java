@@ -21,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * watermark passes it, the count is emitted and the entry removed.
  *
  * <p>A record whose window has already been emitted is late: it is counted in the {@value
- * #LATE_METRIC} metric, logged (rate-limited) and sent to {@link #LATE}, never dropped silently.
+ * #LATE_METRIC} metric, logged (rate-limited) and sent to {@link #LATE}, never dropped silently. A
+ * record stamped further ahead of the TaskManager's clock than {@code relay.max-future} goes there
+ * too, counted in {@value #FUTURE_METRIC}: its window would hold state until that far-off time (the
+ * watermark ignores it, see {@link PresentWatermarks}).
  */
 public final class WindowCountFunction
         extends KeyedProcessFunction<String, KafkaRecord, KafkaRecord> {
@@ -30,16 +33,21 @@ public final class WindowCountFunction
     private static final Logger LOG = LoggerFactory.getLogger(WindowCountFunction.class);
 
     public static final String LATE_METRIC = "lateRecords";
+    public static final String FUTURE_METRIC = "futureRecords";
     public static final OutputTag<KafkaRecord> LATE = new OutputTag<>("late-records") {};
 
     private final long windowSizeMs;
+    private final long maxFutureMs;
 
     private transient MapState<Long, Long> counts;
     private transient Counter late;
+    private transient Counter future;
     private transient RateLimitedWarning lateWarning;
+    private transient RateLimitedWarning futureWarning;
 
-    public WindowCountFunction(long windowSizeMs) {
+    public WindowCountFunction(long windowSizeMs, long maxFutureMs) {
         this.windowSizeMs = windowSizeMs;
+        this.maxFutureMs = maxFutureMs;
     }
 
     @Override
@@ -50,12 +58,28 @@ public final class WindowCountFunction
                                 new MapStateDescriptor<>("window-counts", Types.LONG, Types.LONG));
         late = getRuntimeContext().getMetricGroup().counter(LATE_METRIC);
         lateWarning = new RateLimitedWarning(LOG);
+        future = getRuntimeContext().getMetricGroup().counter(FUTURE_METRIC);
+        futureWarning = new RateLimitedWarning(LOG);
     }
 
     @Override
     public void processElement(KafkaRecord record, Context ctx, Collector<KafkaRecord> out)
             throws Exception {
         long timestamp = ctx.timestamp() == null ? record.timestamp : ctx.timestamp();
+        long now = ctx.timerService().currentProcessingTime();
+        if (PresentWatermarks.isFuture(timestamp, now, maxFutureMs)) {
+            future.inc();
+            futureWarning.warn(
+                    "Record stamped {}, more than relay.max-future ahead of this TaskManager's"
+                            + " clock ({}); {} so far in this subtask: sent where late records go"
+                            + " instead of counted. Is the producer writing microseconds, or is"
+                            + " its clock wrong?",
+                    Instant.ofEpochMilli(timestamp),
+                    Instant.ofEpochMilli(now),
+                    future.getCount());
+            ctx.output(LATE, record);
+            return;
+        }
         long start = windowStart(timestamp);
         long lastMs = start + windowSizeMs - 1;
         if (lastMs <= ctx.timerService().currentWatermark()) {

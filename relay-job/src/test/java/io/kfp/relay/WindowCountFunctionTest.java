@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.kafka.KafkaRecord;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class WindowCountFunctionTest {
 
     private static final long MINUTE = 60_000;
+    private static final long HOUR = 60 * MINUTE;
     private static final long T0 = 1_767_225_600_000L; // 2026-01-01T00:00:00Z, a window start
 
     private KeyedOneInputStreamOperatorTestHarness<String, KafkaRecord, KafkaRecord> harness;
@@ -26,7 +30,7 @@ class WindowCountFunctionTest {
     private static KeyedOneInputStreamOperatorTestHarness<String, KafkaRecord, KafkaRecord>
             newHarness() throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new WindowCountFunction(MINUTE)),
+                new KeyedProcessOperator<>(new WindowCountFunction(MINUTE, HOUR)),
                 r -> WindowKeys.of(r.key),
                 Types.STRING);
     }
@@ -35,6 +39,7 @@ class WindowCountFunctionTest {
     void open() throws Exception {
         harness = newHarness();
         harness.open();
+        harness.setProcessingTime(T0); // the TaskManager's clock
     }
 
     @AfterEach
@@ -107,6 +112,46 @@ class WindowCountFunctionTest {
         assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
     }
 
+    /**
+     * A timestamp in microseconds read as milliseconds: thousands of years ahead. It is not counted
+     * in a window that would hold state until then; it goes where late records go, and the records
+     * after it count as usual (the watermark does not follow it either).
+     */
+    @Test
+    void aRecordFarAheadOfTheClockGoesWhereLateRecordsGo() throws Exception {
+        long micros = (T0 + 5) * 1000;
+        send("a", micros);
+        send("a", T0 + HOUR); // exactly relay.max-future ahead: counted
+        send("a", T0 + 7);
+
+        assertThat(harness.getSideOutput(WindowCountFunction.LATE))
+                .extracting(StreamRecord::getValue)
+                .containsExactly(record("a", micros));
+        harness.processWatermark(T0 + MINUTE - 1);
+        assertThat(emitted()).singleElement().asString().contains("\"count\":1}");
+
+        PresentWatermarks watermarks = new PresentWatermarks(5_000, HOUR);
+        List<Long> emittedWatermarks = new ArrayList<>();
+        WatermarkOutput output =
+                new WatermarkOutput() {
+                    @Override
+                    public void emitWatermark(Watermark watermark) {
+                        emittedWatermarks.add(watermark.getTimestamp());
+                    }
+
+                    @Override
+                    public void markIdle() {}
+
+                    @Override
+                    public void markActive() {}
+                };
+        long now = System.currentTimeMillis();
+        watermarks.onEvent(null, now, output);
+        watermarks.onEvent(null, now * 1000, output);
+        watermarks.onPeriodicEmit(output);
+        assertThat(emittedWatermarks).containsExactly(now - 5_000 - 1);
+    }
+
     @Test
     void countsSurviveSnapshotAndRestore() throws Exception {
         send("a", T0);
@@ -118,6 +163,7 @@ class WindowCountFunctionTest {
         harness = newHarness();
         harness.initializeState(snapshot);
         harness.open();
+        harness.setProcessingTime(T0);
         send("a", T0 + 3); // the replay
         harness.processWatermark(T0 + MINUTE - 1);
 
@@ -127,7 +173,7 @@ class WindowCountFunctionTest {
 
     @Test
     void windowStartsAlignToTheEpoch() {
-        WindowCountFunction function = new WindowCountFunction(MINUTE);
+        WindowCountFunction function = new WindowCountFunction(MINUTE, HOUR);
         assertThat(function.windowStart(T0 + 59_999)).isEqualTo(T0);
         assertThat(function.windowStart(T0 + MINUTE)).isEqualTo(T0 + MINUTE);
         assertThat(function.windowStart(-1)).isEqualTo(-MINUTE);
