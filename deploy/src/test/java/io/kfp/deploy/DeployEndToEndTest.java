@@ -152,7 +152,8 @@ public class DeployEndToEndTest {
      * dedup, a job made with kfp new-job, goes through kfp as ours do: listed with its owner and
      * topics, submitted, watched, stopped with a savepoint and resumed with its state - the ids it
      * saw before the stop are dropped after the resume - then upgraded, and rolled back from a new
-     * version that cannot run, its state intact across both.
+     * version that cannot run, its state intact across both; then the JobManager crashes and kfp
+     * resume brings the job back from its newest retained checkpoint.
      */
     @Test
     void aTeamsJobIsListedSubmittedStoppedAndResumedLikeOurs() throws Exception {
@@ -226,10 +227,18 @@ public class DeployEndToEndTest {
                 .containsPattern("(?m)^savepoint .* stop +\\S+ +" + Pattern.quote(savepoint) + "$")
                 .containsPattern("(?s)upgrade.*upgrade.*stop")
                 .contains("checkpoint ");
-        kfp("cancel", "dedup");
+
+        // The one-host JobManager crashes, and the job is gone with it; kfp cluster start brings
+        // the JobManager back (README: "The JobManager crashes").
+        long jobManager =
+                Long.parseLong(
+                        Files.readString(host.run.resolve("pid").resolve("jobmanager.pid")).trim());
+        new ProcessBuilder("kill", "-9", String.valueOf(jobManager)).inheritIO().start().waitFor();
+        ProcessHandle.of(jobManager).ifPresent(p -> p.onExit().join());
+        kfp("cluster", "start");
 
         // A job with state never starts empty by accident: submit refuses, naming the latest;
-        // resume without --from takes the latest safe one, the cancelled job's last checkpoint.
+        // resume without --from takes the latest safe one, the crashed job's last checkpoint.
         List<String> again = new ArrayList<>(List.of("submit", "dedup"));
         again.addAll(topics);
         Commands.Result refused = host.tryKfp(again.toArray(String[]::new));
@@ -246,7 +255,8 @@ public class DeployEndToEndTest {
         awaitCommitted(out, 140);
         Thread.sleep(11_000);
         assertThat(OneHostKfp.values(out, host.client(), true))
-                .as("each id once across a cancel and a resume from the latest checkpoint")
+                .as(
+                        "each id once across a JobManager crash and a resume from the latest checkpoint")
                 .hasSize(140)
                 .doesNotHaveDuplicates();
 
