@@ -141,14 +141,14 @@ public final class Processes {
             // The process writes its own PID, then execs the command in place: setsid forks when
             // its caller leads a process group (a launcher may make it one), and the PID of what
             // we spawned would then be that of a setsid that has already exited.
-            List<String> detached = new ArrayList<>();
-            detached.addAll(
-                    List.of(
-                            "setsid",
-                            "sh",
-                            "-c",
-                            "echo $$ > \"$0\" && exec \"$@\"",
-                            pidFile.toString()));
+            List<String> detached =
+                    new ArrayList<>(
+                            List.of(
+                                    "setsid",
+                                    "sh",
+                                    "-c",
+                                    "echo $$ > \"$0\" && exec \"$@\"",
+                                    pidFile.toString()));
             detached.addAll(command);
             ProcessBuilder builder = new ProcessBuilder(launcher.apply(detached));
             builder.environment().putAll(environment);

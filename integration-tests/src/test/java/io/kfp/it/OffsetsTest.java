@@ -252,14 +252,7 @@ class OffsetsTest {
         // doubled.
         JobClient resumed =
                 relay("rt", concat(exactlyOnce, "--checkpoint.restore-from", savepoint));
-        List<String> expected = leftAfterRetention();
-        CommonTestUtils.waitUtil(
-                () -> output("rt").size() >= expected.size(),
-                Duration.ofMinutes(1),
-                Duration.ofMillis(100),
-                "the relay to catch up");
-        resumed.cancel().get(1, TimeUnit.MINUTES);
-        assertThat(output("rt")).containsExactlyInAnyOrderElementsOf(expected);
+        assertOutputOnceCancelled("rt", resumed, leftAfterRetention());
     }
 
     /**
@@ -298,14 +291,7 @@ class OffsetsTest {
                                         .doesNotContain("gr-1:"));
 
         JobClient resumed = relay("gr", exactlyOnce);
-        List<String> expected = leftAfterRetention();
-        CommonTestUtils.waitUtil(
-                () -> output("gr").size() >= expected.size(),
-                Duration.ofMinutes(1),
-                Duration.ofMillis(100),
-                "the relay to catch up");
-        resumed.cancel().get(1, TimeUnit.MINUTES);
-        assertThat(output("gr")).containsExactlyInAnyOrderElementsOf(expected);
+        assertOutputOnceCancelled("gr", resumed, leftAfterRetention());
     }
 
     /** RECORDS more records, and retention deleting partition 0 before offset 400. */
@@ -328,6 +314,18 @@ class OffsetsTest {
                     .all()
                     .get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** Once {@code job} has written as many records as expected: cancels it, then compares. */
+    private static void assertOutputOnceCancelled(
+            String topic, JobClient job, List<String> expected) throws Exception {
+        CommonTestUtils.waitUtil(
+                () -> output(topic).size() >= expected.size(),
+                Duration.ofMinutes(1),
+                Duration.ofMillis(100),
+                "the relay to catch up");
+        job.cancel().get(1, TimeUnit.MINUTES);
+        assertThat(output(topic)).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /** Every record of both batches but those retention deleted. */

@@ -159,7 +159,31 @@ public final class GuardedKafkaSource<T>
         @Override
         public Map<TopicPartition, long[]> bounds(Collection<TopicPartition> partitions)
                 throws Exception {
-            return GuardedKafkaSource.bounds(settings.connection(), partitions);
+            try (Admin admin = Admin.create(settings.connection())) {
+                Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                partitions.forEach(
+                        tp -> {
+                            earliest.put(tp, OffsetSpec.earliest());
+                            latest.put(tp, OffsetSpec.latest());
+                        });
+                // Both questions in flight at once: this runs while the job (re)starts.
+                ListOffsetsResult firstAsked = admin.listOffsets(earliest);
+                ListOffsetsResult nextAsked = admin.listOffsets(latest);
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> first =
+                        firstAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> next =
+                        nextAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Map<TopicPartition, long[]> bounds = new HashMap<>();
+                partitions.forEach(
+                        tp ->
+                                bounds.put(
+                                        tp,
+                                        new long[] {
+                                            first.get(tp).offset(), next.get(tp).offset()
+                                        }));
+                return bounds;
+            }
         }
 
         @Override
@@ -183,33 +207,6 @@ public final class GuardedKafkaSource<T>
                         });
                 return committed;
             }
-        }
-    }
-
-    private static Map<TopicPartition, long[]> bounds(
-            Properties connection, Collection<TopicPartition> partitions) throws Exception {
-        try (Admin admin = Admin.create(connection)) {
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            partitions.forEach(
-                    tp -> {
-                        earliest.put(tp, OffsetSpec.earliest());
-                        latest.put(tp, OffsetSpec.latest());
-                    });
-            // Both questions in flight at once: this runs while the job (re)starts.
-            ListOffsetsResult firstAsked = admin.listOffsets(earliest);
-            ListOffsetsResult nextAsked = admin.listOffsets(latest);
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> first =
-                    firstAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> next =
-                    nextAsked.all().get(ASK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, long[]> bounds = new HashMap<>();
-            partitions.forEach(
-                    tp ->
-                            bounds.put(
-                                    tp,
-                                    new long[] {first.get(tp).offset(), next.get(tp).offset()}));
-            return bounds;
         }
     }
 

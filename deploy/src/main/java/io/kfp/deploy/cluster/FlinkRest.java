@@ -216,20 +216,7 @@ public final class FlinkRest implements AutoCloseable {
      * persisted.
      */
     public java.util.Optional<String> latestCheckpoint(JobID job) {
-        JobMessageParameters params =
-                resolve(
-                        CheckpointingStatisticsHeaders.getInstance()
-                                .getUnresolvedMessageParameters(),
-                        Map.of(JobIDPathParameter.KEY, job.toString()));
-        var latest =
-                call(
-                                client.sendRequest(
-                                        CheckpointingStatisticsHeaders.getInstance(),
-                                        params,
-                                        EmptyRequestBody.getInstance()),
-                                CALL_TIMEOUT,
-                                "read the checkpoints of job " + job)
-                        .getLatestCheckpoints();
+        var latest = checkpointStatistics(job).getLatestCheckpoints();
         return java.util.stream.Stream.of(
                         latest.getCompletedCheckpointStatistics(), latest.getSavepointStatistics())
                 .filter(java.util.Objects::nonNull)
@@ -244,19 +231,22 @@ public final class FlinkRest implements AutoCloseable {
      * can lag behind or miss a job that has just started.
      */
     public CheckpointingStatistics.Counts checkpointCounts(JobID job) {
+        return checkpointStatistics(job).getCounts();
+    }
+
+    private CheckpointingStatistics checkpointStatistics(JobID job) {
         JobMessageParameters params =
                 resolve(
                         CheckpointingStatisticsHeaders.getInstance()
                                 .getUnresolvedMessageParameters(),
                         Map.of(JobIDPathParameter.KEY, job.toString()));
         return call(
-                        client.sendRequest(
-                                CheckpointingStatisticsHeaders.getInstance(),
-                                params,
-                                EmptyRequestBody.getInstance()),
-                        CALL_TIMEOUT,
-                        "read the checkpoints of job " + job)
-                .getCounts();
+                client.sendRequest(
+                        CheckpointingStatisticsHeaders.getInstance(),
+                        params,
+                        EmptyRequestBody.getInstance()),
+                CALL_TIMEOUT,
+                "read the checkpoints of job " + job);
     }
 
     /** The job's state on the cluster. */

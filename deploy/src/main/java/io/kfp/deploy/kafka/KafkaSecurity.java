@@ -122,7 +122,7 @@ public final class KafkaSecurity {
                                             password)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
-            writeSecret(
+            Secrets.write(
                     userFile(user),
                     SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, password) + "\n");
         } catch (InterruptedException e) {
@@ -157,9 +157,9 @@ public final class KafkaSecurity {
             Files.createDirectories(dir.resolve("users"));
             TlsCertificates certificates =
                     TlsCertificates.create(dir, TlsCertificates.BROKER_SUBJECT, addresses, 365);
-            writeSecret(keystoreSecret(), "password=" + certificates.password() + "\n");
+            Secrets.write(keystoreSecret(), "password=" + certificates.password() + "\n");
             for (String user : users) {
-                writeSecret(
+                Secrets.write(
                         userFile(user),
                         SaslConfigs.SASL_JAAS_CONFIG + "=" + jaas(user, randomPassword()) + "\n");
             }
@@ -175,7 +175,7 @@ public final class KafkaSecurity {
                                             .append('=')
                                             .append(admin.getProperty(key))
                                             .append('\n'));
-            writeSecret(adminProperties(), text.toString());
+            Secrets.write(adminProperties(), text.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -260,9 +260,5 @@ public final class KafkaSecurity {
         byte[] bytes = new byte[24];
         new SecureRandom().nextBytes(bytes);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    }
-
-    private static void writeSecret(Path file, String content) {
-        Secrets.write(file, content);
     }
 }
