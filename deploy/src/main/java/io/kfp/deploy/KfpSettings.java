@@ -175,7 +175,7 @@ public record KfpSettings(
 
     /**
      * The REST API of the JobManager on {@code host} (null: the one host): https with client
-     * certificates after kfp cluster start --tls (conf/flink/tls.yaml).
+     * certificates once {@link FlinkTls} made the key (conf/flink/tls.yaml).
      */
     public String restUrl(Topology.Host host) {
         return (new FlinkTls(run).enabled() ? "https://" : "http://")

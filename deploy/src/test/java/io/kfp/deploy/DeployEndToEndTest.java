@@ -2,6 +2,7 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.cluster.FlinkRest;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,15 +24,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.testutils.CommonTestUtils;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -81,23 +93,80 @@ public class DeployEndToEndTest {
     @Test
     void theJobManagerServesPrometheusMetricsOnLoopback() throws Exception {
         String first = host.env.get("KFP_PROM_PORTS").split("-")[0];
-        assertThat(OneHostKfp.get("http://127.0.0.1:" + first + "/metrics"))
+        assertThat(host.get("http://127.0.0.1:" + first + "/metrics"))
                 .contains("flink_jobmanager_");
     }
 
+    /**
+     * Every local user reaches 127.0.0.1, and Flink's {@code POST /jobs} takes a job graph with its
+     * jars whatever {@code web.submit.enable} says: the one-host REST API answers only a client
+     * that shows the cluster's certificate. Flink's own RestClusterClient without it, and any
+     * client with a key of its own, cannot submit; kfp's configuration submits the same job graph,
+     * which runs.
+     */
     @Test
-    void theRestApiRunsNoUploadedJars() throws Exception {
+    void onlyAHolderOfTheClustersKeySubmitsAJob() throws Exception {
         String rest = host.restUrl();
-        assertThat(status(rest + "/jobs/overview")).as("the REST API answers").isEqualTo(200);
-        assertThat(status(rest + "/jars")).as("web.submit.enable: false").isEqualTo(404);
+        JobGraph probe = finiteJob("kfp-e2e-submit-probe");
+
+        Configuration plain = new Configuration();
+        plain.set(RestOptions.ADDRESS, "127.0.0.1");
+        plain.set(RestOptions.PORT, Integer.parseInt(host.env.get("KFP_REST_PORT")));
+        plain.set(RestOptions.RETRY_MAX_ATTEMPTS, 0);
+        try (RestClusterClient<StandaloneClusterId> anyone =
+                new RestClusterClient<>(plain, StandaloneClusterId.getInstance())) {
+            Assertions.assertThatThrownBy(() -> anyone.submitJob(probe).get(1, TimeUnit.MINUTES))
+                    .as("a plain RestClusterClient on " + rest)
+                    .isInstanceOf(ExecutionException.class);
+        }
+
+        Path foreign = host.run.getParent().resolve("e2e-foreign-key");
+        TlsCertificates own =
+                TlsCertificates.create(foreign, "CN=someone", List.of("127.0.0.1"), 1);
+        Files.writeString(foreign.resolve("password"), own.password());
+        for (HttpClient client :
+                List.of(
+                        RestProbe.client(null, null),
+                        RestProbe.client(
+                                foreign.resolve("keystore.p12"), foreign.resolve("password")))) {
+            for (String url : List.of(rest, rest.replace("https://", "http://"))) {
+                Assertions.assertThatThrownBy(
+                                () ->
+                                        client.send(
+                                                HttpRequest.newBuilder(URI.create(url + "/jobs"))
+                                                        .POST(HttpRequest.BodyPublishers.noBody())
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.ofString()))
+                        .as("POST %s/jobs by a client without the cluster's key", url)
+                        .isInstanceOf(IOException.class);
+            }
+        }
+
+        try (RestClusterClient<StandaloneClusterId> kfp =
+                new RestClusterClient<>(host.clientConf(), StandaloneClusterId.getInstance())) {
+            JobID id = kfp.submitJob(probe).get(1, TimeUnit.MINUTES);
+            CommonTestUtils.waitUtil(
+                    () -> kfp.getJobStatus(id).join() == JobStatus.FINISHED,
+                    Duration.ofMinutes(1),
+                    "the probe job submitted with the cluster's key did not finish");
+        }
+        assertThat(
+                        host.http()
+                                .send(
+                                        HttpRequest.newBuilder(URI.create(rest + "/jars")).build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode())
+                .as("web.submit.enable: false")
+                .isEqualTo(404);
     }
 
-    private static int status(String url) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        return http.send(
-                        HttpRequest.newBuilder(URI.create(url)).build(),
-                        HttpResponse.BodyHandlers.discarding())
-                .statusCode();
+    /** A job graph made of Flink's own classes that reads three numbers and ends. */
+    private static JobGraph finiteJob(String name) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.fromSequence(1, 3).sinkTo(new DiscardingSink<>());
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(name);
+        return graph.getJobGraph();
     }
 
     /**
@@ -516,7 +585,7 @@ public class DeployEndToEndTest {
                         "/jobs/" + sink + "/exceptions",
                         "/jobmanager/config",
                         "/jobs/overview")) {
-            places.put("REST " + path, OneHostKfp.get(rest + path));
+            places.put("REST " + path, host.get(rest + path));
         }
         assertThat(places).as("files and answers searched").hasSizeGreaterThan(10);
         assertThat(places.get("REST /jobs/" + sink + "/config"))
@@ -613,7 +682,7 @@ public class DeployEndToEndTest {
      * Jackson.
      */
     private static JsonNode json(String url) throws Exception {
-        return new ObjectMapper().readTree(OneHostKfp.get(url));
+        return new ObjectMapper().readTree(host.get(url));
     }
 
     private static int registeredTaskManagers() {

@@ -19,7 +19,9 @@ class KfpSettingsTest {
         assertThat(s.runDirGiven()).isFalse();
         assertThat(s.bootstrap()).isEqualTo("127.0.0.1:9092");
         assertThat(s.externalKafka()).isFalse();
-        assertThat(s.restUrl()).isEqualTo("http://127.0.0.1:8081");
+        assertThat(s.restUrl())
+                .as("before the first cluster start made the key")
+                .isEqualTo("http://127.0.0.1:8081");
         assertThat(s.taskManagers()).isEqualTo(3);
         assertThat(s.flinkDir()).isEqualTo(HOME.resolve("target/dist/flink"));
         assertThat(s.repo()).isEqualTo(Path.of("/opt/kfp"));

@@ -1,6 +1,7 @@
 package io.kfp.deploy;
 
 import io.kfp.deploy.cluster.FlinkRest;
+import io.kfp.deploy.cluster.FlinkTls;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -22,6 +23,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -156,19 +158,29 @@ final class OneHostKfp {
         }
     }
 
+    /** The REST API: https, as every one-host cluster's is (mutual TLS, {@code FlinkTls}). */
     String restUrl() {
-        return "http://127.0.0.1:" + env.get("KFP_REST_PORT");
+        return "https://127.0.0.1:" + env.get("KFP_REST_PORT");
+    }
+
+    /** The configuration kfp and Flink's CLI use to reach this cluster (its key included). */
+    Configuration clientConf() {
+        return GlobalConfiguration.loadConfiguration(run.resolve("flink-conf").toString());
     }
 
     /** kfp's own REST client (Flink's RestClusterClient) on this cluster. */
     FlinkRest flinkRest() {
-        return FlinkRest.connect(
-                GlobalConfiguration.loadConfiguration(run.resolve("flink-conf").toString()));
+        return FlinkRest.connect(clientConf());
     }
 
-    static String get(String url) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        return http.send(
+    /** An HTTP client holding the cluster's certificate, as kfp's own is. */
+    HttpClient http() {
+        return FlinkTls.httpClient(clientConf());
+    }
+
+    /** The body of a GET to {@code url} by a client holding the cluster's certificate. */
+    String get(String url) throws Exception {
+        return http().send(
                         HttpRequest.newBuilder(URI.create(url)).build(),
                         HttpResponse.BodyHandlers.ofString())
                 .body();

@@ -180,7 +180,7 @@ class SecureDeployTest {
                             "/jobs/" + relay + "/config",
                             "/jobs/" + relay + "/exceptions",
                             "/jobmanager/config")) {
-                places.put("REST " + path, OneHostKfp.get(kfp.restUrl() + path));
+                places.put("REST " + path, kfp.get(kfp.restUrl() + path));
             }
         }
         assertThat(places.get("REST /jobmanager/config"))

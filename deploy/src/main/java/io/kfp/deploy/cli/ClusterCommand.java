@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
         name = "cluster",
         mixinStandardHelpOptions = true,
         description =
-                "JobManager + TaskManagers (KFP_TASKMANAGERS, 3 by default); Web UI on 127.0.0.1 (KFP_REST_PORT, 8081).")
+                "JobManager + TaskManagers (KFP_TASKMANAGERS, 3 by default); REST API on 127.0.0.1 (KFP_REST_PORT, 8081), mutual TLS.")
 final class ClusterCommand extends KfpCommand {
     @Command(
             name = "start",
@@ -19,7 +19,8 @@ final class ClusterCommand extends KfpCommand {
                             names = "--tls",
                             description = {
                                 "in a topology, the first time: TLS between Flink's processes and a REST API",
-                                "that answers only clients with the cluster's certificate (kfp holds it). It stays so until KFP_RUN_DIR/flink-tls is removed."
+                                "that answers only clients with the cluster's certificate (kfp holds it). It stays so until KFP_RUN_DIR/flink-tls is removed.",
+                                "One host always runs so: every local user reaches 127.0.0.1."
                             })
                     boolean tls) {
         ctx().cluster().start(tls);

@@ -272,9 +272,9 @@ public final class Kfp implements Callable<Integer> {
                                         + " JobManagers (high availability)")
                         + " + "
                         + settings.taskManagers()
-                        + " TaskManagers; Web UI "
-                        + settings.restUrl()
-                        + ".");
+                        + " TaskManagers; REST API "
+                        + settings.restUrl().replaceFirst("^https?://", "")
+                        + (topology == null ? ", mutual TLS." : "."));
         if (topology != null) {
             commandLine
                     .getCommandSpec()

@@ -15,8 +15,8 @@ import org.apache.flink.configuration.GlobalConfiguration;
 
 /**
  * The Flink conf directories of the cluster: the client's and, in a topology, one per host, filled
- * from the templates in {@code conf/flink/} ({@code config.yaml}, plus {@code s3.yaml}, {@code
- * ha.yaml} and {@code tls.yaml} where the topology has them).
+ * from the templates in {@code conf/flink/} ({@code config.yaml}, plus {@code s3.yaml} and {@code
+ * ha.yaml} where the topology has them, and {@code tls.yaml} once {@link FlinkTls} made the key).
  */
 final class ClusterConf {
 
@@ -77,10 +77,10 @@ final class ClusterConf {
                                     "high-availability.type: zookeeper",
                                     "high-availability.type: none");
                 }
-                FlinkTls tls = new FlinkTls(settings.run());
-                if (tls.enabled()) {
-                    config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
-                }
+            }
+            FlinkTls tls = new FlinkTls(settings.run());
+            if (tls.enabled()) {
+                config += tls.settings(Files.readString(templates.resolve("tls.yaml")));
             }
             // It may hold the S3 secret.
             Secrets.write(

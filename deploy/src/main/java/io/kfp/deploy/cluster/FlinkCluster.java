@@ -118,25 +118,23 @@ public final class FlinkCluster {
     }
 
     /**
-     * Starts what is not running; {@code tls}: in a topology, the first start makes the cluster
-     * talk TLS ({@link FlinkTls}).
+     * Starts what is not running. The first start makes the cluster talk TLS ({@link FlinkTls}): on
+     * one host always, in a topology with {@code tls}.
      */
     public void start(boolean tls) {
-        if (tls && topology() == null) {
-            throw new KfpException(
-                    "--tls is for a topology (KFP_TOPOLOGY, the lab), where Flink listens beyond loopback;"
-                            + " on one host every Flink port is on 127.0.0.1.");
-        }
-        settings.requireDist();
         FlinkTls flinkTls = new FlinkTls(settings.run());
-        if (tls && !flinkTls.enabled()) {
+        if ((tls || topology() == null) && !flinkTls.enabled()) {
             if (jobManagerHosts().stream()
                     .anyMatch(h -> processes(h).running(JOBMANAGER).isPresent())) {
                 throw new KfpException(
-                        "--tls: the cluster runs without TLS; stop it first ('kfp cluster stop'), then start it with --tls.");
+                        "the cluster runs without TLS (it was started before kfp made "
+                                + settings.run().resolve("flink-tls")
+                                + "); stop it first ('kfp cluster stop'), then start it again"
+                                + (topology() == null ? "." : " with --tls."));
             }
             flinkTls.create(topology());
         }
+        settings.requireDist();
         if (topology() == null && processes(null).running(JOBMANAGER).isEmpty()) {
             Processes.requireFreePort(settings.restPort(), "KFP_REST_PORT");
             Processes.requireFreePort(settings.rpcPort(), "KFP_RPC_PORT");
@@ -188,7 +186,7 @@ public final class FlinkCluster {
         out.println(
                 "Flink ready: "
                         + initialTaskManagers()
-                        + " TaskManagers; Web UI "
+                        + " TaskManagers; REST API "
                         + settings.restUrl());
     }
 
@@ -222,7 +220,7 @@ public final class FlinkCluster {
                                     + on(host)
                                     + ": running (pid "
                                     + jm.getAsLong()
-                                    + "), Web UI "
+                                    + "), REST API "
                                     + url
                             : "jobmanager" + on(host) + ": stopped");
         }

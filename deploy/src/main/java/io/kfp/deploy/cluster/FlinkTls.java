@@ -2,6 +2,7 @@ package io.kfp.deploy.cluster;
 
 import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.Secrets;
 import io.kfp.deploy.Topology;
 import io.kfp.deploy.kafka.KafkaSecurity;
@@ -12,15 +13,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.runtime.net.SSLUtils;
 
 /**
- * TLS for Flink in a topology ({@code kfp cluster start --tls}, {@code conf/flink/tls.yaml}):
- * internal connections and the REST API with mutual authentication. The key is made once per run
- * directory ({@code RUN/flink-tls/}), valid for the address of every host of the topology; its
- * presence is what makes every later kfp command use TLS, as {@link KafkaSecurity}'s does.
+ * TLS for Flink ({@code conf/flink/tls.yaml}): internal connections and the REST API with mutual
+ * authentication, so that only a holder of the key - kfp, as the cluster's user - can submit, stop
+ * or upload a job. Always on one host (every local user reaches 127.0.0.1, and Flink's {@code POST
+ * /jobs} takes a job graph with its jars whatever {@code web.submit.enable} says); in a topology
+ * from {@code kfp cluster start --tls} on. The key is made once per run directory ({@code
+ * RUN/flink-tls/}), valid for the address of every host; its presence is what makes every later kfp
+ * command use TLS, as {@link KafkaSecurity}'s does.
  */
 public final class FlinkTls {
 
@@ -31,14 +36,16 @@ public final class FlinkTls {
     }
 
     /**
-     * Whether this run directory's cluster talks TLS ({@code kfp cluster start --tls} made its
-     * key).
+     * Whether this run directory's cluster talks TLS (a {@code kfp cluster start} made its key).
      */
     public boolean enabled() {
         return Files.isRegularFile(dir.resolve("password"));
     }
 
-    /** Makes the key, valid for the address of every host of {@code topology}. */
+    /**
+     * Makes the key, valid for the address of every host of {@code topology} (null: the one host,
+     * 127.0.0.1).
+     */
     void create(Topology topology) {
         try {
             Secrets.directory(dir);
@@ -46,7 +53,11 @@ public final class FlinkTls {
                     TlsCertificates.create(
                             dir,
                             "CN=kfp-flink",
-                            topology.hosts().stream().map(Topology.Host::address).toList(),
+                            topology == null
+                                    ? List.of(KfpSettings.address(null))
+                                    : topology.hosts().stream()
+                                            .map(Topology.Host::address)
+                                            .toList(),
                             365);
             Secrets.write(dir.resolve("password"), certificates.password());
         } catch (IOException e) {

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kfp.deploy.KfpSettings;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.SecurityOptions;
@@ -14,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kfp cluster start --tls}'s key and settings, without a cluster: what Flink and kfp's own
- * HTTP client make of them.
+ * The cluster's TLS key and settings ({@code kfp cluster start}, {@code --tls} in a topology),
+ * without a cluster: what Flink and kfp's own HTTP client make of them.
  */
 class FlinkTlsTest {
 
@@ -69,11 +73,43 @@ class FlinkTlsTest {
                 .hasMessageNotContaining("not-it");
     }
 
+    /**
+     * One host talks TLS too (every local user reaches 127.0.0.1): the key is valid for 127.0.0.1
+     * and made by the first start; a cluster still running from before it is not silently cut off
+     * from kfp, but named with what to do.
+     */
     @Test
-    void oneHostHasNoTls() {
-        KfpSettings settings =
-                KfpSettings.from(Map.of("KFP_RUN_DIR", "/tmp/kfp-no-such-run"), HOME, HOME);
-        assertThatThrownBy(() -> new FlinkCluster(settings, System.out, System.err).start(true))
-                .hasMessageContaining("--tls is for a topology");
+    void oneHostTalksTlsFromItsFirstStart(@TempDir Path run) throws Exception {
+        KfpSettings settings = KfpSettings.from(Map.of("KFP_RUN_DIR", run.toString()), HOME, HOME);
+        FlinkCluster cluster = new FlinkCluster(settings, System.out, System.err);
+        Files.createDirectories(run.resolve("pid"));
+        Process before = new ProcessBuilder("sh", "-c", "sleep 60", run.toString()).start();
+        try {
+            Files.writeString(run.resolve("pid/jobmanager.pid"), String.valueOf(before.pid()));
+            assertThatThrownBy(() -> cluster.start(false))
+                    .hasMessageContaining("the cluster runs without TLS")
+                    .hasMessageContaining("'kfp cluster stop'");
+            assertThat(new FlinkTls(run).enabled())
+                    .as("no key made under a running cluster")
+                    .isFalse();
+        } finally {
+            before.destroy();
+            before.waitFor();
+        }
+
+        new FlinkTls(run).create(null);
+        Configuration config = cluster.writeConf();
+        assertThat(SecurityOptions.isInternalSSLEnabled(config)).isTrue();
+        assertThat(SecurityOptions.isRestSSLAuthenticationEnabled(config)).isTrue();
+        assertThat(settings.restUrl()).isEqualTo("https://127.0.0.1:8081");
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(run.resolve("flink-tls/keystore.p12"))) {
+            keys.load(in, Files.readString(run.resolve("flink-tls/password")).trim().toCharArray());
+        }
+        X509Certificate certificate =
+                (X509Certificate) keys.getCertificate(keys.aliases().nextElement());
+        assertThat(certificate.getSubjectAlternativeNames())
+                .as("valid for the address the REST API listens on")
+                .contains(List.of(7, "127.0.0.1"));
     }
 }
