@@ -76,7 +76,7 @@ public final class DedupJob implements Workflow {
     public static DedupJob fromConfig(ReadableConfig config) {
         return new DedupJob(
                 config,
-                KafkaSourceFactory.create(config, KafkaRecordDeserializer.of(config)),
+                KafkaSourceFactory.create(config, new KafkaRecordDeserializer()),
                 KafkaSinkFactory.create(config, new KafkaRecordFields()));
     }
 

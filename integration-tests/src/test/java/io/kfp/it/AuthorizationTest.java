@@ -172,6 +172,13 @@ class AuthorizationTest {
         acls.add(
                 allow(
                         user,
+                        ResourceType.TOPIC,
+                        out,
+                        PatternType.LITERAL,
+                        AclOperation.DESCRIBE_CONFIGS));
+        acls.add(
+                allow(
+                        user,
                         ResourceType.TRANSACTIONAL_ID,
                         id,
                         PatternType.PREFIXED,

@@ -1,5 +1,6 @@
 package io.kfp.it;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kfp.common.testing.MiniClusters;
@@ -11,19 +12,27 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.testutils.CommonTestUtils;
 import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
@@ -160,10 +169,111 @@ class PreflightTest {
                         () -> r.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
         assertThat(ExceptionUtils.stringifyException(failure))
                 .contains(
-                        "the record at pf-big-in-0 offset 0 is ",
+                        "the record read from pf-big-in-0 offset 0 for topic 'pf-big-out' is ",
                         "above its max.request.size (2000 bytes)",
-                        "relay.oversized-records=skip");
+                        "sink.unwritable-records=skip");
         assertThat(r.job().getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.FAILED);
+    }
+
+    /**
+     * What the output topic itself refuses - a record above its max.message.bytes, a timestamp
+     * outside its message.timestamp.after.max.ms (a time in microseconds taken as milliseconds) -
+     * would abort the transaction at every restart. The relay reads the topic's limits when it
+     * starts: it fails at once naming the record and the setting, or with skip leaves the record
+     * out and relays the rest.
+     */
+    @Test
+    void aRecordTheOutputTopicRefusesFailsTheRelayAtOnceOrIsSkipped() throws Exception {
+        KAFKA.kafka().createTopics(1, "pf-mmb-in", "pf-mmb-out", "pf-ts-in", "pf-ts-out");
+        try (Admin admin = KAFKA.kafka().admin()) {
+            admin.incrementalAlterConfigs(
+                            Map.of(
+                                    topic("pf-mmb-out"),
+                                    List.of(set(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "2000")),
+                                    topic("pf-ts-in"),
+                                    List.of(
+                                            set(
+                                                    TopicConfig
+                                                            .MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+                                                    String.valueOf(Long.MAX_VALUE))),
+                                    topic("pf-ts-out"),
+                                    List.of(
+                                            set(
+                                                    TopicConfig
+                                                            .MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+                                                    "3600000"))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        KafkaTopics.produce(
+                KAFKA.bootstrapServers(),
+                List.of(new ProducerRecord<>("pf-mmb-in", 0, null, new byte[3000])));
+        Result big =
+                relayMain(
+                        "--job.name",
+                        "pf-mmb",
+                        "--source.topics",
+                        "pf-mmb-in",
+                        "--sink.topic",
+                        "pf-mmb-out",
+                        "--source.starting-offsets",
+                        "earliest");
+        assertThat(big.exitCode()).as(big.err()).isZero();
+        Throwable failure =
+                Assertions.catchThrowable(
+                        () -> big.job().getJobExecutionResult().get(2, TimeUnit.MINUTES));
+        assertThat(ExceptionUtils.stringifyException(failure))
+                .contains(
+                        "the record read from pf-mmb-in-0 offset 0 for topic 'pf-mmb-out' is ",
+                        "above the topic's max.message.bytes (2000 bytes)",
+                        "sink.unwritable-records=skip");
+        assertThat(big.job().getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.FAILED);
+
+        long now = System.currentTimeMillis();
+        KafkaTopics.produce(
+                KAFKA.bootstrapServers(),
+                List.of(
+                        new ProducerRecord<>(
+                                "pf-ts-in", 0, now * 1000, null, "micros".getBytes(UTF_8)),
+                        new ProducerRecord<>("pf-ts-in", 0, now, null, "millis".getBytes(UTF_8))));
+        Result skipping =
+                relayMain(
+                        "--job.name",
+                        "pf-ts",
+                        "--source.topics",
+                        "pf-ts-in",
+                        "--sink.topic",
+                        "pf-ts-out",
+                        "--source.starting-offsets",
+                        "earliest",
+                        "--sink.unwritable-records",
+                        "skip");
+        assertThat(skipping.exitCode()).as(skipping.err()).isZero();
+        try {
+            CommonTestUtils.waitUtil(
+                    () ->
+                            !KafkaTopics.readAll(KAFKA.bootstrapServers(), "pf-ts-out", true)
+                                    .isEmpty(),
+                    Duration.ofMinutes(2),
+                    "the relay committed nothing to pf-ts-out");
+            assertThat(
+                            KafkaTopics.readAll(KAFKA.bootstrapServers(), "pf-ts-out", true)
+                                    .stream()
+                                    .map(r -> new String(r.value(), UTF_8)))
+                    .containsExactly("millis");
+            assertThat(skipping.job().getJobStatus().get(30, TimeUnit.SECONDS))
+                    .isEqualTo(JobStatus.RUNNING);
+        } finally {
+            skipping.job().cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static ConfigResource topic(String name) {
+        return new ConfigResource(ConfigResource.Type.TOPIC, name);
+    }
+
+    private static AlterConfigOp set(String name, String value) {
+        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
     }
 
     @Test

@@ -121,8 +121,7 @@ public final class RelayJob implements Workflow {
                         .orElse(null);
         return new RelayJob(
                 config,
-                KafkaSourceFactory.create(
-                        config, KafkaRecordDeserializer.of(config, RelayOptions.OVERSIZED_RECORDS)),
+                KafkaSourceFactory.create(config, new KafkaRecordDeserializer()),
                 KafkaSinkFactory.create(
                         config,
                         KafkaSinkFactory.serializer(

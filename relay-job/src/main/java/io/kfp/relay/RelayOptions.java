@@ -5,7 +5,6 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 import io.kfp.common.config.ConfigProblems;
 import io.kfp.common.config.ConfigValidator;
 import io.kfp.common.config.OptionGroup;
-import io.kfp.common.kafka.KafkaRecordDeserializer;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SinkPartitioner;
 import io.kfp.common.kafka.TopicNames;
@@ -37,14 +36,6 @@ public final class RelayOptions implements OptionGroup {
                                     + " event-time window, key = the input key, value ="
                                     + " {\"window_start\":\"...\",\"window_end\":\"...\",\"count\":N},"
                                     + " counted in RocksDB keyed state.");
-
-    /** What to do with an input record too large for the producer to write. */
-    public static final ConfigOption<KafkaRecordDeserializer.Oversized> OVERSIZED_RECORDS =
-            key("relay.oversized-records")
-                    .enumType(KafkaRecordDeserializer.Oversized.class)
-                    .defaultValue(KafkaRecordDeserializer.Oversized.FAIL)
-                    .withDescription(
-                            "An input record larger than the producer's max.request.size, which could never be written. fail: end the job naming its topic, partition, offset and size; skip: leave it out, count it (oversizedRecordsSkipped) and log it.");
 
     public static final ConfigOption<Boolean> SAME_PARTITION =
             key("relay.same-partition")
@@ -116,8 +107,7 @@ public final class RelayOptions implements OptionGroup {
                 MAX_OUT_OF_ORDERNESS,
                 MAX_FUTURE,
                 IDLE_TIMEOUT,
-                LATE_TOPIC,
-                OVERSIZED_RECORDS);
+                LATE_TOPIC);
     }
 
     @Override

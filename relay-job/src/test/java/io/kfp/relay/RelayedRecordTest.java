@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kfp.common.kafka.KafkaRecord;
 import io.kfp.common.kafka.KafkaRecordDeserializer;
 import io.kfp.common.kafka.KafkaRecordFields;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.TopicRecordSerializer;
+import io.kfp.common.kafka.UnwritableRecords;
 import io.kfp.common.testing.FakeSinkContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -105,7 +108,15 @@ class RelayedRecordTest {
         assertThat(read).containsExactly(original);
 
         TopicRecordSerializer<KafkaRecord> serializer =
-                new TopicRecordSerializer<>("out", new KafkaRecordFields(), null, true);
+                new TopicRecordSerializer<>(
+                        "out",
+                        new KafkaRecordFields(),
+                        null,
+                        true,
+                        UnwritableRecords.of(
+                                RelayJob.SPEC.configuration(
+                                        "--source.topics", "in", "--sink.topic", "out"),
+                                "out"));
         ProducerRecord<byte[], byte[]> outgoing =
                 serializer.serialize(read.get(0), new FakeSinkContext(8), 999L);
         assertThat(outgoing.key()).isEqualTo(original.key);
@@ -131,7 +142,7 @@ class RelayedRecordTest {
     }
 
     @Test
-    void samePartitionMapsIToIAndFailsClearlyWhenTheOutputIsTooSmall() {
+    void samePartitionMapsIToIAndFailsWithoutRestartsWhenTheOutputIsTooSmall() {
         SamePartitionPartitioner partitioner = new SamePartitionPartitioner();
         KafkaRecord fromTwo = new KafkaRecord(null, new byte[0], 0, 2);
         assertThat(partitioner.partition(fromTwo, null, new byte[0], "out", new int[] {0, 1, 2, 3}))
@@ -140,9 +151,27 @@ class RelayedRecordTest {
                         () ->
                                 partitioner.partition(
                                         fromTwo, null, new byte[0], "out", new int[] {0, 1}))
-                .isInstanceOf(IllegalStateException.class)
+                .as("a restart would meet the same record and the same partitions")
+                .isInstanceOf(SuppressRestartsException.class)
+                .rootCause()
                 .hasMessageContaining("input partition 2")
                 .hasMessageContaining("'out' has only 2 partitions")
-                .hasMessageContaining("relay.same-partition=false");
+                .hasMessageContaining("relay.same-partition=false")
+                .hasMessageContaining("resume it from its last checkpoint");
+    }
+
+    @Test
+    void theFormerKeyOfTheUnwritableRecordsPolicyStillSetsIt() {
+        assertThat(
+                        RelayJob.SPEC
+                                .configuration(
+                                        "--source.topics",
+                                        "in",
+                                        "--sink.topic",
+                                        "out",
+                                        "--relay.oversized-records",
+                                        "skip")
+                                .get(KafkaSinkOptions.UNWRITABLE_RECORDS))
+                .isEqualTo(UnwritableRecords.Policy.SKIP);
     }
 }

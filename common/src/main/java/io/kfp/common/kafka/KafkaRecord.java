@@ -31,6 +31,15 @@ public class KafkaRecord implements Serializable {
     /** The partition it was read from; -1 for records the job made itself (e.g. window counts). */
     public int partition = -1;
 
+    /**
+     * The topic it was read from, for messages about it; {@code null} for records the job made. Not
+     * part of {@link #equals}: where a record was read is not what it is.
+     */
+    public String topic;
+
+    /** Its offset there; -1 for records the job made. Not part of {@link #equals}. */
+    public long offset = -1;
+
     public KafkaRecord() {}
 
     public KafkaRecord(byte[] key, byte[] value, long timestamp, int partition) {

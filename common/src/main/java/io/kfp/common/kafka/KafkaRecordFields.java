@@ -46,4 +46,11 @@ public final class KafkaRecordFields implements OutgoingRecord<KafkaRecord> {
                 ? flinkTimestamp
                 : Long.valueOf(record.timestamp);
     }
+
+    @Override
+    public String origin(KafkaRecord record) {
+        return record.offset < 0
+                ? null
+                : "read from " + record.topic + "-" + record.partition + " offset " + record.offset;
+    }
 }

@@ -46,8 +46,8 @@ public final class KafkaSinkFactory {
     }
 
     /**
-     * {@code sink.topic}, {@code sink.partitioner} and {@code sink.write-timestamps} applied to
-     * {@code fields}.
+     * {@code sink.topic}, {@code sink.partitioner}, {@code sink.write-timestamps} and {@code
+     * sink.unwritable-records} applied to {@code fields}.
      */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields) {
@@ -57,11 +57,13 @@ public final class KafkaSinkFactory {
     /** Like {@link #serializer(ReadableConfig, OutgoingRecord)} with the job's own partitioner. */
     public static <T> TopicRecordSerializer<T> serializer(
             ReadableConfig config, OutgoingRecord<T> fields, KafkaPartitioner<T> partitioner) {
+        String topic = config.get(KafkaSinkOptions.TOPIC);
         return new TopicRecordSerializer<>(
-                config.get(KafkaSinkOptions.TOPIC),
+                topic,
                 fields,
                 partitioner,
-                config.get(KafkaSinkOptions.WRITE_TIMESTAMPS));
+                config.get(KafkaSinkOptions.WRITE_TIMESTAMPS),
+                UnwritableRecords.of(config, topic));
     }
 
     /**

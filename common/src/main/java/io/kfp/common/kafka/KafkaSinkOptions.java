@@ -102,6 +102,14 @@ public final class KafkaSinkOptions implements OptionGroup {
                             "Write each record's Flink timestamp as the Kafka record timestamp."
                                     + " Off: the producer stamps the send time.");
 
+    public static final ConfigOption<UnwritableRecords.Policy> UNWRITABLE_RECORDS =
+            key("sink.unwritable-records")
+                    .enumType(UnwritableRecords.Policy.class)
+                    .defaultValue(UnwritableRecords.Policy.FAIL)
+                    .withDeprecatedKeys("relay.oversized-records")
+                    .withDescription(
+                            "A record Kafka refuses for good: larger than the producer's max.request.size or the output topic's max.message.bytes, or stamped outside the topic's message.timestamp.before/after.max.ms (read at each start). fail: end the job without restarting, naming the record, the limit and the fix; skip: leave it out, count it (unwritableRecordsSkipped) and log it.");
+
     public static final ConfigOption<MemorySize> BATCH_SIZE =
             key("sink.batch-size")
                     .memoryType()
@@ -146,6 +154,7 @@ public final class KafkaSinkOptions implements OptionGroup {
                 LOST_TRANSACTIONS,
                 PARTITIONER,
                 WRITE_TIMESTAMPS,
+                UNWRITABLE_RECORDS,
                 BATCH_SIZE,
                 LINGER,
                 BUFFER_MEMORY);

@@ -27,4 +27,12 @@ public interface OutgoingRecord<T> extends Serializable {
     default Long timestamp(T element, Long flinkTimestamp) {
         return flinkTimestamp;
     }
+
+    /**
+     * Where {@code element} came from, for a message about it (e.g. "read from in-3 offset 7"), or
+     * {@code null}.
+     */
+    default String origin(T element) {
+        return null;
+    }
 }

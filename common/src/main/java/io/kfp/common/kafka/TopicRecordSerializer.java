@@ -16,8 +16,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * without it), plus the one thing the builder lacks: the timestamp. The builder always writes the
  * element's Flink timestamp; here it is the element's own ({@link OutgoingRecord#timestamp}: the
  * relay keeps its input record's), or none at all with {@code sink.write-timestamps=false} (the
- * producer stamps the send time). What it writes is counted by the connector's writer (Flink's
- * {@code numRecordsOut}, {@code numBytesOut} from the bytes sent).
+ * producer stamps the send time). A record Kafka would refuse for good never reaches the producer
+ * ({@link UnwritableRecords}). What it writes is counted by the connector's writer (Flink's {@code
+ * numRecordsOut}, {@code numBytesOut} from the bytes sent).
  */
 public final class TopicRecordSerializer<T>
         implements KafkaRecordSerializationSchema<T>, KafkaDatasetFacetProvider {
@@ -27,6 +28,7 @@ public final class TopicRecordSerializer<T>
     private final KafkaRecordSerializationSchema<T> records;
     private final OutgoingRecord<T> fields;
     private final boolean writeTimestamps;
+    private final UnwritableRecords unwritable;
 
     /**
      * @param partitioner {@code null} lets the Kafka producer choose the partition
@@ -35,7 +37,8 @@ public final class TopicRecordSerializer<T>
             String topic,
             OutgoingRecord<T> fields,
             KafkaPartitioner<T> partitioner,
-            boolean writeTimestamps) {
+            boolean writeTimestamps,
+            UnwritableRecords unwritable) {
         KafkaRecordSerializationSchemaBuilder<T> builder =
                 KafkaRecordSerializationSchema.<T>builder()
                         .setTopic(topic)
@@ -48,6 +51,7 @@ public final class TopicRecordSerializer<T>
         this.records = builder.build();
         this.fields = fields;
         this.writeTimestamps = writeTimestamps;
+        this.unwritable = unwritable;
     }
 
     @Override
@@ -60,13 +64,19 @@ public final class TopicRecordSerializer<T>
             SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext)
             throws Exception {
         records.open(context, sinkContext);
+        unwritable.open(context.getMetricGroup());
     }
 
     @Override
     public ProducerRecord<byte[], byte[]> serialize(
             T element, KafkaSinkContext context, Long timestamp) {
         // The builder's schema writes a null or negative timestamp as none.
-        return records.serialize(
-                element, context, writeTimestamps ? fields.timestamp(element, timestamp) : null);
+        ProducerRecord<byte[], byte[]> record =
+                records.serialize(
+                        element,
+                        context,
+                        writeTimestamps ? fields.timestamp(element, timestamp) : null);
+        // null: the connector's writer sends nothing.
+        return unwritable.admit(record, fields.origin(element));
     }
 }

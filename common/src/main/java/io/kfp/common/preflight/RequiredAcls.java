@@ -1,5 +1,10 @@
 package io.kfp.common.preflight;
 
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
 import io.kfp.common.config.OptionGroup;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
@@ -22,12 +27,13 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The Kafka ACLs a job's user needs, and no more, derived from the job's settings: Read and
- * Describe on each input topic and Read on its consumer group (a source); Write and Describe on
- * each topic it writes (a Kafka sink); Write and Describe on TransactionalId with its prefix,
- * PREFIXED (an exactly-once sink). Preflight, the source's offset checks and the sink's
- * lost-transaction check need nothing beyond these (reading the brokers' {@code
- * transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight skips only
- * that check, with a warning).
+ * Describe on each input topic and Read on its consumer group (a source); Write, Describe and
+ * DescribeConfigs on each topic it writes (a Kafka sink: {@link
+ * io.kfp.common.kafka.UnwritableRecords} reads the topic's limits); Write and Describe on
+ * TransactionalId with its prefix, PREFIXED (an exactly-once sink). Preflight, the source's offset
+ * checks and the sink's lost-transaction check need nothing beyond these (reading the brokers'
+ * {@code transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight
+ * skips only that check, with a warning).
  *
  * <p>One declaration for the jobs' READMEs, {@code --preflight.print-acls} (and {@code kfp acls})
  * and the tests, which grant exactly these.
@@ -48,65 +54,47 @@ public final class RequiredAcls {
         List<AclBinding> acls = new ArrayList<>();
         if (groups.contains(SourceOptions.GROUP)) {
             for (String topic : SourceOptions.topics(config)) {
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TOPIC,
-                                topic,
-                                PatternType.LITERAL,
-                                AclOperation.READ));
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TOPIC,
-                                topic,
-                                PatternType.LITERAL,
-                                AclOperation.DESCRIBE));
+                allow(
+                        acls,
+                        principal,
+                        ResourceType.TOPIC,
+                        topic,
+                        PatternType.LITERAL,
+                        READ,
+                        DESCRIBE);
             }
-            acls.add(
-                    allow(
-                            principal,
-                            ResourceType.GROUP,
-                            SourceOptions.groupId(config),
-                            PatternType.LITERAL,
-                            AclOperation.READ));
+            allow(
+                    acls,
+                    principal,
+                    ResourceType.GROUP,
+                    SourceOptions.groupId(config),
+                    PatternType.LITERAL,
+                    READ);
         }
         if (groups.contains(KafkaSinkOptions.GROUP)) {
             List<String> outputs = new ArrayList<>();
             config.getOptional(KafkaSinkOptions.TOPIC).ifPresent(outputs::add);
             outputs.addAll(extraOutputTopics);
             for (String topic : outputs) {
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TOPIC,
-                                topic,
-                                PatternType.LITERAL,
-                                AclOperation.WRITE));
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TOPIC,
-                                topic,
-                                PatternType.LITERAL,
-                                AclOperation.DESCRIBE));
+                allow(
+                        acls,
+                        principal,
+                        ResourceType.TOPIC,
+                        topic,
+                        PatternType.LITERAL,
+                        WRITE,
+                        DESCRIBE,
+                        DESCRIBE_CONFIGS);
             }
             if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
-                String prefix = KafkaSinkOptions.transactionalIdPrefix(config);
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TRANSACTIONAL_ID,
-                                prefix,
-                                PatternType.PREFIXED,
-                                AclOperation.WRITE));
-                acls.add(
-                        allow(
-                                principal,
-                                ResourceType.TRANSACTIONAL_ID,
-                                prefix,
-                                PatternType.PREFIXED,
-                                AclOperation.DESCRIBE));
+                allow(
+                        acls,
+                        principal,
+                        ResourceType.TRANSACTIONAL_ID,
+                        KafkaSinkOptions.transactionalIdPrefix(config),
+                        PatternType.PREFIXED,
+                        WRITE,
+                        DESCRIBE);
             }
         }
         return acls;
@@ -166,10 +154,25 @@ public final class RequiredAcls {
                 : flag;
     }
 
-    /** As kafka-acls.sh spells an operation: Read, Describe, Write. */
+    /** As kafka-acls.sh spells an operation: Read, Describe, Write, DescribeConfigs. */
     private static String name(AclOperation operation) {
-        String lower = operation.name().toLowerCase(Locale.ROOT);
-        return Character.toUpperCase(lower.charAt(0)) + lower.substring(1);
+        StringBuilder name = new StringBuilder();
+        for (String word : operation.name().toLowerCase(Locale.ROOT).split("_")) {
+            name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+        }
+        return name.toString();
+    }
+
+    private static void allow(
+            List<AclBinding> acls,
+            String principal,
+            ResourceType type,
+            String name,
+            PatternType pattern,
+            AclOperation... operations) {
+        for (AclOperation operation : operations) {
+            acls.add(allow(principal, type, name, pattern, operation));
+        }
     }
 
     private static AclBinding allow(

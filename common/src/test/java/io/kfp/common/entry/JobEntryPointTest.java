@@ -223,7 +223,7 @@ class JobEntryPointTest {
         assertThat(stdout())
                 .contains(
                         "kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal User:relay --operation Read --operation Describe --topic in",
-                        "--operation Write --operation Describe --topic out",
+                        "--operation Write --operation Describe --operation DescribeConfigs --topic out",
                         "--transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
         assertThat(stdout())
                 .as("preflight did not run: the missing topics went unnoticed")

@@ -63,8 +63,8 @@ class PartitionerTest {
 
         TopicRecordSerializer<String> withTimestamps =
                 new TopicRecordSerializer<>(
-                        "out", fields, SinkPartitioner.ROUND_ROBIN.create(), true);
-        withTimestamps.open(null, context);
+                        "out", fields, SinkPartitioner.ROUND_ROBIN.create(), true, producerOnly());
+        withTimestamps.open(UnwritableRecordsTest.CONTEXT, context);
         ProducerRecord<byte[], byte[]> first = withTimestamps.serialize("a", context, 1234L);
         ProducerRecord<byte[], byte[]> second = withTimestamps.serialize("b", context, -1L);
         assertThat(first.topic()).isEqualTo("out");
@@ -76,10 +76,20 @@ class PartitionerTest {
         assertThat(second.timestamp()).as("negative Flink timestamps mean none").isNull();
 
         TopicRecordSerializer<String> withoutTimestamps =
-                new TopicRecordSerializer<>("out", fields, null, false);
-        withoutTimestamps.open(null, context);
+                new TopicRecordSerializer<>("out", fields, null, false, producerOnly());
+        withoutTimestamps.open(UnwritableRecordsTest.CONTEXT, context);
         ProducerRecord<byte[], byte[]> plain = withoutTimestamps.serialize("c", context, 1234L);
         assertThat(plain.timestamp()).isNull();
         assertThat(plain.partition()).isNull();
+    }
+
+    /** Kafka's default max.request.size checked; no broker asked for the topic's limits. */
+    private static UnwritableRecords producerOnly() {
+        return new UnwritableRecords(
+                "out",
+                KafkaSinkOptions.DEFAULT_MAX_REQUEST_SIZE,
+                false,
+                UnwritableRecords.Policy.FAIL,
+                null);
     }
 }

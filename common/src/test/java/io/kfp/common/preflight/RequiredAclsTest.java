@@ -40,8 +40,8 @@ class RequiredAclsTest {
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic a",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic b",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp.relay-job.blue",
-                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic out",
-                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --topic late",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --operation DescribeConfigs --topic out",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --operation DescribeConfigs --topic late",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe"
                                 + " --transactional-id kfp.relay-job.blue --resource-pattern-type prefixed");
     }

@@ -112,7 +112,8 @@ class KfpCommandLineTest {
                 .containsExactly(
                         add + " --operation Read --operation Describe --topic lines",
                         add + " --operation Read --group kfp.relay-job.default",
-                        add + " --operation Write --operation Describe --topic relayed",
+                        add
+                                + " --operation Write --operation Describe --operation DescribeConfigs --topic relayed",
                         add
                                 + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
 
@@ -121,7 +122,7 @@ class KfpCommandLineTest {
         assertThat(ingest.out())
                 .as("at-least-once by default: writes, no transactions, no consumer group")
                 .contains(
-                        "--allow-principal User:ingest-team --operation Write --operation Describe --topic lines")
+                        "--allow-principal User:ingest-team --operation Write --operation Describe --operation DescribeConfigs --topic lines")
                 .doesNotContain("--transactional-id")
                 .doesNotContain("--group");
 
