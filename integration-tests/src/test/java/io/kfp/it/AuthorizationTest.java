@@ -190,6 +190,21 @@ class AuthorizationTest {
                         id,
                         PatternType.PREFIXED,
                         AclOperation.DESCRIBE));
+        // The leases that let a second copy be refused at its start.
+        acls.add(
+                allow(
+                        user,
+                        ResourceType.GROUP,
+                        "kfp-lease.group." + id,
+                        PatternType.LITERAL,
+                        AclOperation.READ));
+        acls.add(
+                allow(
+                        user,
+                        ResourceType.GROUP,
+                        "kfp-lease.transactional-id." + id,
+                        PatternType.PREFIXED,
+                        AclOperation.READ));
         return acls;
     }
 

@@ -268,6 +268,75 @@ class PreflightTest {
         }
     }
 
+    /**
+     * A running job holds the lease of its group and of its prefix on the broker, idle or not:
+     * another job - under another name here, sharing only an explicit transactional-id prefix - is
+     * refused at its start, with the holder named; once the first is cancelled, it starts.
+     */
+    @Test
+    void aSecondCopyIsRefusedWhateverItsNameAndHowIdle(
+            @InjectClusterClient ClusterClient<?> cluster) throws Exception {
+        KAFKA.kafka().createTopics(1, "pf-copy-in", "pf-copy-out");
+        String[] topics = {"--source.topics", "pf-copy-in", "--sink.topic", "pf-copy-out"};
+        Result first = relayMain(args("pf-copy-a", topics));
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        try (Admin admin = KAFKA.kafka().admin()) {
+            CommonTestUtils.waitUtil(
+                    () -> {
+                        try {
+                            return !admin.describeConsumerGroups(
+                                            List.of("kfp-lease.transactional-id.pf-copy"))
+                                    .all()
+                                    .get(10, TimeUnit.SECONDS)
+                                    .get("kfp-lease.transactional-id.pf-copy")
+                                    .members()
+                                    .isEmpty();
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    Duration.ofMinutes(1),
+                    "the running relay holds no lease of its prefix");
+        }
+        try {
+            Result second = relayMain(args("pf-copy-b", topics));
+            assertThat(second.exitCode()).as(second.err()).isEqualTo(2);
+            assertThat(second.err())
+                    .contains(
+                            "sink.transactional-id-prefix = \"pf-copy\"",
+                            "another copy of this job is running with transactional-id prefix"
+                                    + " pf-copy (kfp-lease.pf-copy-a on /127.0.0.1 in consumer"
+                                    + " group kfp-lease.transactional-id.pf-copy",
+                            "job.instance-id")
+                    .doesNotContain("consumer group kfp.pf-copy-b");
+            assertThat(cluster.listJobs().get(30, TimeUnit.SECONDS))
+                    .extracting(JobStatusMessage::getJobName)
+                    .doesNotContain("pf-copy-b");
+        } finally {
+            first.job().cancel().get(30, TimeUnit.SECONDS);
+        }
+        CommonTestUtils.waitUtil(
+                () -> first.job().getJobStatus().join() == JobStatus.CANCELED,
+                Duration.ofMinutes(1),
+                "the first relay was not cancelled");
+        Result after = relayMain(args("pf-copy-b", topics));
+        try {
+            assertThat(after.exitCode()).as("the lease ends with the job\n" + after.err()).isZero();
+        } finally {
+            if (after.job() != null) {
+                after.job().cancel().get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String[] args(String name, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of("--job.name", name, "--sink.transactional-id-prefix", "pf-copy"));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
     private static ConfigResource topic(String name) {
         return new ConfigResource(ConfigResource.Type.TOPIC, name);
     }

@@ -30,9 +30,9 @@ public final class JobOptions implements OptionGroup {
                     .defaultValue("default")
                     .withDescription(
                             "Distinguishes several deployments of the same job on one Kafka"
-                                    + " cluster (e.g. 'eu', 'us'). Part of the default"
-                                    + " transactional id prefix and group id: two running jobs"
-                                    + " must never share both name and instance id.");
+                                    + " cluster (e.g. 'eu', 'us', 'staging'). Part of the default"
+                                    + " transactional id prefix and group id: a job whose group or"
+                                    + " prefix a running one holds is refused at its start.");
 
     public static final ConfigOption<Integer> PARALLELISM =
             key("job.parallelism")

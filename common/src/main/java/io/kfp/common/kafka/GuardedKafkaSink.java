@@ -20,9 +20,9 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 
 /**
  * The connector's exactly-once {@link KafkaSink} with its committer wrapped in a {@link
- * LostTransactionGuard} and its restore refusing a switch back from {@code pooling} naming;
- * everything else is the connector's, delegated unchanged (writer, state, serializers, the
- * writer/committer co-location, lineage).
+ * LostTransactionGuard} (subtask 0's holding the {@link JobLease} of the prefix) and its restore
+ * refusing a switch back from {@code pooling} naming; everything else is the connector's, delegated
+ * unchanged (writer, state, serializers, the writer/committer co-location, lineage).
  */
 public final class GuardedKafkaSink<IN>
         implements TwoPhaseCommittingStatefulSink<IN, KafkaWriterState, KafkaCommittable>,
@@ -33,10 +33,13 @@ public final class GuardedKafkaSink<IN>
 
     private final KafkaSink<IN> delegate;
     private final LostTransactionGuard.Settings guard;
+    private final JobLease.Claim lease;
 
-    GuardedKafkaSink(KafkaSink<IN> delegate, LostTransactionGuard.Settings guard) {
+    GuardedKafkaSink(
+            KafkaSink<IN> delegate, LostTransactionGuard.Settings guard, JobLease.Claim lease) {
         this.delegate = delegate;
         this.guard = guard;
+        this.lease = lease;
     }
 
     /** The connector's sink inside. */
@@ -95,7 +98,30 @@ public final class GuardedKafkaSink<IN>
     @Override
     public Committer<KafkaCommittable> createCommitter(CommitterInitContext context)
             throws IOException {
-        return new LostTransactionGuard(delegate.createCommitter(context), guard, context);
+        Committer<KafkaCommittable> committer =
+                new LostTransactionGuard(delegate.createCommitter(context), guard, context);
+        return context.getTaskInfo().getIndexOfThisSubtask() == 0
+                ? new Leased(committer, JobLease.hold(lease))
+                : committer;
+    }
+
+    /** Subtask 0's committer, holding the lease of the job's prefix while it runs. */
+    private record Leased(Committer<KafkaCommittable> committer, JobLease lease)
+            implements Committer<KafkaCommittable> {
+        @Override
+        public void commit(Collection<CommitRequest<KafkaCommittable>> requests)
+                throws IOException, InterruptedException {
+            committer.commit(requests);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                committer.close();
+            } finally {
+                lease.close();
+            }
+        }
     }
 
     @Override

@@ -114,11 +114,19 @@ public final class GuardedKafkaSource<T>
     @Override
     public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context)
             throws Exception {
-        return new Reader<>(
-                delegate.createReader(context),
-                settings,
-                context.metricGroup().counter(METRIC),
-                new AdminBroker(settings));
+        Reader<T> reader =
+                new Reader<>(
+                        delegate.createReader(context),
+                        settings,
+                        context.metricGroup().counter(METRIC),
+                        new AdminBroker(settings));
+        if (context.getIndexOfSubtask() == 0) {
+            reader.lease =
+                    JobLease.hold(
+                            JobLease.ofGroup(
+                                    settings.job(), settings.group(), settings.connection()));
+        }
+        return reader;
     }
 
     @Override
@@ -216,6 +224,9 @@ public final class GuardedKafkaSource<T>
         private final Settings settings;
         private final Counter skipped;
         private final Broker broker;
+
+        /** Held by subtask 0 while it runs; null elsewhere. */
+        private JobLease lease;
 
         Reader(
                 SourceReader<T, KafkaPartitionSplit> delegate,
@@ -415,7 +426,13 @@ public final class GuardedKafkaSource<T>
 
         @Override
         public void close() throws Exception {
-            delegate.close();
+            try {
+                delegate.close();
+            } finally {
+                if (lease != null) {
+                    lease.close();
+                }
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.kfp.common.kafka;
 
+import io.kfp.common.config.JobOptions;
 import java.util.Properties;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.ReadableConfig;
@@ -40,7 +41,12 @@ public final class KafkaSinkFactory {
             builder.setTransactionalIdPrefix(KafkaSinkOptions.transactionalIdPrefix(config))
                     .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING));
             return new GuardedKafkaSink<>(
-                    builder.build(), LostTransactionGuard.Settings.from(config));
+                    builder.build(),
+                    LostTransactionGuard.Settings.from(config),
+                    JobLease.ofPrefix(
+                            config.getOptional(JobOptions.NAME).orElse("the job"),
+                            KafkaSinkOptions.transactionalIdPrefix(config),
+                            KafkaClientOptions.connectionProperties(config)));
         }
         return builder.build();
     }

@@ -112,6 +112,27 @@ public final class AdminBrokerView implements BrokerView {
     }
 
     @Override
+    public List<String> leaseHolders(String leaseGroup) throws Exception {
+        try {
+            return admin
+                    .describeConsumerGroups(List.of(leaseGroup))
+                    .all()
+                    .get(Math.max(remainingMs(), 5000), TimeUnit.MILLISECONDS)
+                    .get(leaseGroup)
+                    .members()
+                    .stream()
+                    .map(m -> m.clientId() + " on " + m.host())
+                    .sorted()
+                    .toList();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    @Override
     public boolean mayUseTransactionalIds(String prefix) throws Exception {
         try {
             // An id of the prefix no subtask uses: asking about it changes nothing on the broker.

@@ -136,6 +136,17 @@ public final class BrokerPreflight {
                             PreflightProblems.failed(requirements, "run the job's own checks", e));
                 }
             }
+            if (problems.isEmpty()) {
+                try {
+                    problems.addAll(
+                            SecondCopies.check(requirements, view, warnings, SecondCopies.SYSTEM));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    problems.add(
+                            PreflightProblems.failed(
+                                    requirements, "check for another copy of the job", e));
+                }
+            }
             if (problems.isEmpty()
                     && config != null
                     && requirements.exactlyOnceTransactionTimeout().isPresent()) {

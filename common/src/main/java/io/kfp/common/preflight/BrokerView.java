@@ -1,6 +1,7 @@
 package io.kfp.common.preflight;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -63,6 +64,14 @@ public interface BrokerView extends AutoCloseable {
      */
     default Map<String, Long> ongoingTransactions(String prefix) throws Exception {
         return Map.of();
+    }
+
+    /**
+     * The members of consumer group {@code leaseGroup} ({@link io.kfp.common.kafka.JobLease}), each
+     * as "CLIENT-ID on HOST"; empty when it has none or does not exist.
+     */
+    default List<String> leaseHolders(String leaseGroup) throws Exception {
+        return List.of();
     }
 
     @Override

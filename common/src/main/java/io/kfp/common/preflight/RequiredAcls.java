@@ -6,6 +6,7 @@ import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.kfp.common.config.OptionGroup;
+import io.kfp.common.kafka.JobLease;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.SourceOptions;
 import java.util.ArrayList;
@@ -27,13 +28,14 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The Kafka ACLs a job's user needs, and no more, derived from the job's settings: Read and
- * Describe on each input topic and Read on its consumer group (a source); Write, Describe and
- * DescribeConfigs on each topic it writes (a Kafka sink: {@link
+ * Describe on each input topic, Read on its consumer group and on the group of its {@link JobLease}
+ * (a source); Write, Describe and DescribeConfigs on each topic it writes (a Kafka sink: {@link
  * io.kfp.common.kafka.UnwritableRecords} reads the topic's limits); Write and Describe on
- * TransactionalId with its prefix, PREFIXED (an exactly-once sink). Preflight, the source's offset
- * checks and the sink's lost-transaction check need nothing beyond these (reading the brokers'
- * {@code transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight
- * skips only that check, with a warning).
+ * TransactionalId with its prefix, PREFIXED, and Read on the groups of its prefix's {@link
+ * JobLease}, PREFIXED (an exactly-once sink). Preflight, the source's offset checks and the sink's
+ * lost-transaction check need nothing beyond these (reading the brokers' {@code
+ * transaction.max.timeout.ms} needs DescribeConfigs on the cluster; without it preflight skips only
+ * that check, with a warning).
  *
  * <p>One declaration for the jobs' READMEs, {@code --preflight.print-acls} (and {@code kfp acls})
  * and the tests, which grant exactly these.
@@ -70,6 +72,13 @@ public final class RequiredAcls {
                     SourceOptions.groupId(config),
                     PatternType.LITERAL,
                     READ);
+            allow(
+                    acls,
+                    principal,
+                    ResourceType.GROUP,
+                    JobLease.groupOf(SourceOptions.groupId(config)),
+                    PatternType.LITERAL,
+                    READ);
         }
         if (groups.contains(KafkaSinkOptions.GROUP)) {
             List<String> outputs = new ArrayList<>();
@@ -87,14 +96,23 @@ public final class RequiredAcls {
                         DESCRIBE_CONFIGS);
             }
             if (config.get(KafkaSinkOptions.DELIVERY_GUARANTEE) == DeliveryGuarantee.EXACTLY_ONCE) {
+                String prefix = KafkaSinkOptions.transactionalIdPrefix(config);
                 allow(
                         acls,
                         principal,
                         ResourceType.TRANSACTIONAL_ID,
-                        KafkaSinkOptions.transactionalIdPrefix(config),
+                        prefix,
                         PatternType.PREFIXED,
                         WRITE,
                         DESCRIBE);
+                // Prefixed: the lease of a second sink's prefix (relay's PREFIX.late) too.
+                allow(
+                        acls,
+                        principal,
+                        ResourceType.GROUP,
+                        JobLease.prefixOf(prefix),
+                        PatternType.PREFIXED,
+                        READ);
             }
         }
         return acls;

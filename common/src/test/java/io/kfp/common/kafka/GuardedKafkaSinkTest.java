@@ -23,7 +23,8 @@ class GuardedKafkaSinkTest {
                         KafkaSinkOptions.LostTransactions.FAIL,
                         Duration.ofMinutes(15),
                         incrementing,
-                        new Properties()));
+                        new Properties()),
+                JobLease.ofPrefix("relay-job", "kfp.relay-job.default", new Properties()));
     }
 
     static List<KafkaWriterState> writtenWith(TransactionOwnership ownership) {

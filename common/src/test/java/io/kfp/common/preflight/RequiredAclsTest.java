@@ -40,10 +40,13 @@ class RequiredAclsTest {
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic a",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --operation Describe --topic b",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp.relay-job.blue",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read --group kfp-lease.group.kfp.relay-job.blue",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --operation DescribeConfigs --topic out",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe --operation DescribeConfigs --topic late",
                         "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Write --operation Describe"
-                                + " --transactional-id kfp.relay-job.blue --resource-pattern-type prefixed");
+                                + " --transactional-id kfp.relay-job.blue --resource-pattern-type prefixed",
+                        "kafka-acls.sh --bootstrap-server kafka:9093 --add --allow-principal User:relay --operation Read"
+                                + " --group kfp-lease.transactional-id.kfp.relay-job.blue --resource-pattern-type prefixed");
     }
 
     @Test
@@ -66,8 +69,9 @@ class RequiredAclsTest {
                         "User:relay");
         assertThat(acls)
                 .filteredOn(a -> a.pattern().resourceType() == ResourceType.GROUP)
-                .singleElement()
-                .satisfies(a -> assertThat(a.pattern().name()).isEqualTo("g1"));
+                .extracting(a -> a.pattern().name())
+                .as("the group, and the leases of the group and of the prefix")
+                .containsExactly("g1", "kfp-lease.group.g1", "kfp-lease.transactional-id.tx1");
         assertThat(acls)
                 .filteredOn(a -> a.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID)
                 .allSatisfy(

@@ -112,10 +112,13 @@ class KfpCommandLineTest {
                 .containsExactly(
                         add + " --operation Read --operation Describe --topic lines",
                         add + " --operation Read --group kfp.relay-job.default",
+                        add + " --operation Read --group kfp-lease.group.kfp.relay-job.default",
                         add
                                 + " --operation Write --operation Describe --operation DescribeConfigs --topic relayed",
                         add
-                                + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed");
+                                + " --operation Write --operation Describe --transactional-id kfp.relay-job.default --resource-pattern-type prefixed",
+                        add
+                                + " --operation Read --group kfp-lease.transactional-id.kfp.relay-job.default --resource-pattern-type prefixed");
 
         Result ingest = kfp("acls", "ingest", "--principal", "User:ingest-team");
         assertThat(ingest.exit()).as(ingest.err()).isZero();
@@ -131,6 +134,7 @@ class KfpCommandLineTest {
         assertThat(sink.out())
                 .contains("User:sink --operation Read --operation Describe --topic relayed")
                 .contains("User:sink --operation Read --group readers")
+                .contains("User:sink --operation Read --group kfp-lease.group.readers")
                 .doesNotContain("Write");
     }
 
