@@ -39,7 +39,10 @@ public record KfpSettings(
         boolean externalKafka,
         String javaBin,
         String version,
-        Topology topology) {
+        Topology topology,
+        int prometheusPort,
+        int alertmanagerPort,
+        String alertWebhook) {
 
     /**
      * kfp's own variables. They say where things run, not how a job behaves, so they are removed
@@ -61,6 +64,9 @@ public record KfpSettings(
                     "KFP_PROM_PORTS",
                     "KFP_TASKMANAGERS",
                     "KFP_TOPOLOGY",
+                    "KFP_PROMETHEUS_PORT",
+                    "KFP_ALERTMANAGER_PORT",
+                    "KFP_ALERT_WEBHOOK",
                     ON_CLIENT_HOST);
 
     public static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
@@ -110,7 +116,24 @@ public record KfpSettings(
                 env.getOrDefault(
                         "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
                 projectVersion(),
-                topology);
+                topology,
+                port(env, "KFP_PROMETHEUS_PORT", 9090),
+                port(env, "KFP_ALERTMANAGER_PORT", 9095),
+                webhook(env.get("KFP_ALERT_WEBHOOK")));
+    }
+
+    private static String webhook(String url) {
+        if (url == null) {
+            return null;
+        }
+        if (!url.matches("https?://\\S+")) {
+            throw new KfpException(
+                    "KFP_ALERT_WEBHOOK="
+                            + url
+                            + " is not an http(s) URL: give the address Alertmanager posts alerts"
+                            + " to, e.g. http://127.0.0.1:5001/alerts.");
+        }
+        return url;
     }
 
     public Path repo() {

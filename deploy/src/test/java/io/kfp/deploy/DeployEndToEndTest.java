@@ -2,11 +2,13 @@ package io.kfp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.kfp.common.kafka.TlsCertificates;
 import io.kfp.deploy.cluster.FlinkRest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -120,7 +122,7 @@ public class DeployEndToEndTest {
                     .isInstanceOf(ExecutionException.class);
         }
 
-        Path foreign = host.run.getParent().resolve("e2e-foreign-key");
+        Path foreign = host.run.resolve("foreign-key");
         TlsCertificates own =
                 TlsCertificates.create(foreign, "CN=someone", List.of("127.0.0.1"), 1);
         Files.writeString(foreign.resolve("password"), own.password());
@@ -337,7 +339,102 @@ public class DeployEndToEndTest {
         assertThat(retained).contains("deleting " + savepoint + " (savepoint, stop, ");
         assertThat(retained.substring(retained.indexOf("KIND"))).doesNotContain("savepoint ");
         assertThat(Path.of(java.net.URI.create(savepoint))).doesNotExist();
+
+        checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves("dedup_job");
         kfp("cancel", "dedup");
+    }
+
+    /**
+     * With {@code job} running: kfp monitoring (Prometheus, Alertmanager) on this cluster, the
+     * broker paused (SIGSTOP: the sink cannot flush, so no checkpoint completes), and
+     * KfpCheckpointsStalled reaches a webhook through Alertmanager; the broker resumed, the
+     * resolution reaches it too.
+     */
+    private static void checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves(String job)
+            throws Exception {
+        List<JsonNode> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        webhook.createContext(
+                "/alerts",
+                exchange -> {
+                    received.add(new ObjectMapper().readTree(exchange.getRequestBody()));
+                    exchange.sendResponseHeaders(200, -1);
+                    exchange.close();
+                });
+        webhook.start();
+        long broker = Long.parseLong(Files.readString(host.run.resolve("pid/kafka.pid")).trim());
+        try {
+            for (String variable : List.of("KFP_PROMETHEUS_PORT", "KFP_ALERTMANAGER_PORT")) {
+                int port = OneHostKfp.freePort();
+                while (host.env.containsValue(String.valueOf(port))
+                        || host.env.get("KFP_PROM_PORTS").startsWith(String.valueOf(port))) {
+                    port = OneHostKfp.freePort();
+                }
+                host.env.put(variable, String.valueOf(port));
+            }
+            host.env.put(
+                    "KFP_ALERT_WEBHOOK",
+                    "http://127.0.0.1:" + webhook.getAddress().getPort() + "/alerts");
+            assertThat(kfp("monitoring", "start")).contains("alerts go to http://127.0.0.1:");
+            String prometheus = "http://127.0.0.1:" + host.env.get("KFP_PROMETHEUS_PORT");
+            CommonTestUtils.waitUtil(
+                    () -> {
+                        try {
+                            return host.get(
+                                            prometheus
+                                                    + "/api/v1/query?query=flink_jobmanager_job_lastCheckpointCompletedTimestamp")
+                                    .contains(job);
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    Duration.ofMinutes(1),
+                    "Prometheus scraped no checkpoint of " + job);
+            assertThat(alerts(received, "firing")).as("before the fault").isEmpty();
+
+            signal("STOP", broker);
+            CommonTestUtils.waitUtil(
+                    () -> alerts(received, "firing").contains("KfpCheckpointsStalled " + job),
+                    Duration.ofMinutes(2),
+                    "KfpCheckpointsStalled for " + job + " at the webhook; received " + received);
+            signal("CONT", broker);
+            CommonTestUtils.waitUtil(
+                    () -> alerts(received, "resolved").contains("KfpCheckpointsStalled " + job),
+                    Duration.ofMinutes(2),
+                    "KfpCheckpointsStalled of "
+                            + job
+                            + " resolved at the webhook; received "
+                            + received);
+        } finally {
+            signal("CONT", broker);
+            host.kfp("monitoring", "stop");
+            webhook.stop(0);
+        }
+    }
+
+    /** "ALERTNAME JOB" of every alert the webhook received with {@code status}. */
+    private static List<String> alerts(List<JsonNode> received, String status) {
+        List<String> alerts = new ArrayList<>();
+        for (JsonNode notification : received) {
+            for (JsonNode alert : notification.path("alerts")) {
+                if (alert.path("status").asText().equals(status)) {
+                    alerts.add(
+                            alert.path("labels").path("alertname").asText()
+                                    + " "
+                                    + alert.path("labels").path("job_name").asText());
+                }
+            }
+        }
+        return alerts;
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        assertThat(
+                        new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                                .inheritIO()
+                                .start()
+                                .waitFor())
+                .isZero();
     }
 
     /** One record per id from {@code from} to {@code to} (exclusive), keyed id-N. */

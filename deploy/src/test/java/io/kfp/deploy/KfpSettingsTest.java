@@ -63,6 +63,17 @@ class KfpSettingsTest {
 
     @Test
     void badValuesNameTheVariableAndTheFix() {
+        assertThatThrownBy(
+                        () ->
+                                KfpSettings.from(
+                                        Map.of("KFP_ALERT_WEBHOOK", "127.0.0.1:5001"),
+                                        HOME,
+                                        CALLER))
+                .hasMessageStartingWith("KFP_ALERT_WEBHOOK=127.0.0.1:5001 is not an http(s) URL");
+        assertThat(KfpSettings.from(Map.of(), HOME, CALLER))
+                .satisfies(k -> assertThat(k.prometheusPort()).isEqualTo(9090))
+                .satisfies(k -> assertThat(k.alertmanagerPort()).isEqualTo(9095))
+                .satisfies(k -> assertThat(k.alertWebhook()).isNull());
         assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_KAFKA_PORT", "nine"), HOME, CALLER))
                 .hasMessage(
                         "KFP_KAFKA_PORT=nine is not a positive whole number: give one, e.g. 9092.");

@@ -92,7 +92,8 @@ final class OneHostKfp {
 
     /** The cluster, then the broker, by PID through kfp; each even if the other failed. */
     void stop() {
-        for (String[] step : new String[][] {{"cluster", "stop"}, {"kafka", "stop"}}) {
+        for (String[] step :
+                new String[][] {{"monitoring", "stop"}, {"cluster", "stop"}, {"kafka", "stop"}}) {
             try {
                 kfp(step);
             } catch (AssertionError | Exception e) {

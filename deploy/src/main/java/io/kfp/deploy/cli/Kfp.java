@@ -54,6 +54,7 @@ import picocli.CommandLine.ScopeType;
             CancelCommand.class,
             StatusCommand.class,
             LogsCommand.class,
+            MonitoringCommand.class,
             LabCommand.class
         },
         footer = {

@@ -1,0 +1,34 @@
+package io.kfp.deploy.cli;
+
+import io.kfp.deploy.monitoring.Monitoring;
+import picocli.CommandLine.Command;
+
+@Command(
+        name = "monitoring",
+        mixinStandardHelpOptions = true,
+        description =
+                "Prometheus (KFP_PROMETHEUS_PORT, 9090) and Alertmanager (KFP_ALERTMANAGER_PORT, 9095) on 127.0.0.1,"
+                        + " with the alert rules of conf/prometheus/rules.yml; alerts to KFP_ALERT_WEBHOOK if set.")
+final class MonitoringCommand extends KfpCommand {
+
+    private Monitoring monitoring() {
+        return new Monitoring(ctx().settings(), ctx().out(), ctx().err());
+    }
+
+    @Command(
+            name = "start",
+            description = "Start Alertmanager and Prometheus; wait until both answer.")
+    void start() {
+        monitoring().start();
+    }
+
+    @Command(name = "stop", description = "Stop Prometheus and Alertmanager by PID.")
+    void stop() {
+        monitoring().stop();
+    }
+
+    @Command(name = "status", description = "Whether they run, and where.")
+    void status() {
+        monitoring().status();
+    }
+}

@@ -1,0 +1,171 @@
+package io.kfp.deploy.monitoring;
+
+import io.kfp.deploy.KfpException;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.Processes;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Prometheus and Alertmanager on the one-host setup ({@code kfp monitoring start}): Debian's {@code
+ * prometheus} and {@code prometheus-alertmanager}, on 127.0.0.1, scraping every JobManager and
+ * TaskManager reporter port ({@code KFP_PROM_PORTS}) and evaluating {@code
+ * conf/prometheus/rules.yml}; Alertmanager sends to {@code KFP_ALERT_WEBHOOK} when set. Their own
+ * processes, started and stopped by PID like every other: a command of their own rather than part
+ * of {@code cluster start}, because they outlive a cluster restart (the alert that a cluster went
+ * away must survive it) and are optional.
+ */
+public final class Monitoring {
+
+    public static final String PROMETHEUS = "prometheus";
+    public static final String ALERTMANAGER = "alertmanager";
+
+    private final KfpSettings settings;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    public Monitoring(KfpSettings settings, PrintStream out, PrintStream err) {
+        this.settings = settings;
+        this.out = out;
+        this.err = err;
+    }
+
+    private Path dir() {
+        return settings.run().resolve("monitoring");
+    }
+
+    private Processes processes() {
+        return settings.processes(null, out, err);
+    }
+
+    public String prometheusUrl() {
+        return "http://127.0.0.1:" + settings.prometheusPort();
+    }
+
+    public String alertmanagerUrl() {
+        return "http://127.0.0.1:" + settings.alertmanagerPort();
+    }
+
+    public void start() {
+        if (settings.topology() != null) {
+            throw new KfpException(
+                    "kfp monitoring runs on the one-host setup; unset KFP_TOPOLOGY.");
+        }
+        String prometheus = binary("prometheus");
+        String alertmanager = binary("prometheus-alertmanager");
+        Path dir = dir();
+        Path log = settings.run().resolve("log");
+        Path templates = settings.home().resolve("conf").resolve("prometheus");
+        try {
+            Files.createDirectories(dir.resolve("prometheus-data"));
+            Files.createDirectories(dir.resolve("alertmanager-data"));
+            Files.createDirectories(log);
+            Files.copy(
+                    templates.resolve("rules.yml"),
+                    dir.resolve("rules.yml"),
+                    StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(
+                    dir.resolve("prometheus.yml"),
+                    Files.readString(templates.resolve("prometheus.yml"))
+                            .replace("@KFP_RULES@", dir.resolve("rules.yml").toString())
+                            .replace(
+                                    "@KFP_ALERTMANAGER_PORT@",
+                                    String.valueOf(settings.alertmanagerPort()))
+                            .replace("@KFP_FLINK_TARGETS@", flinkTargets()));
+            Files.writeString(
+                    dir.resolve("alertmanager.yml"),
+                    Files.readString(templates.resolve("alertmanager.yml"))
+                            .replace("@KFP_WEBHOOK_CONFIGS@", webhookConfigs()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        processes()
+                .startAndAwait(
+                        ALERTMANAGER,
+                        "Alertmanager",
+                        log.resolve("alertmanager.out"),
+                        List.of(
+                                alertmanager,
+                                "--config.file=" + dir.resolve("alertmanager.yml"),
+                                "--storage.path=" + dir.resolve("alertmanager-data"),
+                                "--web.listen-address=127.0.0.1:" + settings.alertmanagerPort(),
+                                // No gossip: it would listen on every interface.
+                                "--cluster.listen-address="),
+                        dir,
+                        "127.0.0.1",
+                        settings.alertmanagerPort());
+        processes()
+                .startAndAwait(
+                        PROMETHEUS,
+                        "Prometheus",
+                        log.resolve("prometheus.out"),
+                        List.of(
+                                prometheus,
+                                "--config.file=" + dir.resolve("prometheus.yml"),
+                                "--storage.tsdb.path=" + dir.resolve("prometheus-data"),
+                                "--web.listen-address=127.0.0.1:" + settings.prometheusPort(),
+                                "--web.console.templates=/usr/share/prometheus/consoles",
+                                "--web.console.libraries=/usr/share/prometheus/console_libraries"),
+                        dir,
+                        "127.0.0.1",
+                        settings.prometheusPort());
+        out.println(
+                "Prometheus "
+                        + prometheusUrl()
+                        + " (alerts: "
+                        + prometheusUrl()
+                        + "/alerts), Alertmanager "
+                        + alertmanagerUrl()
+                        + (settings.alertWebhook() == null
+                                ? "; no KFP_ALERT_WEBHOOK: alerts are shown there only"
+                                : "; alerts go to " + settings.alertWebhook()));
+    }
+
+    public void stop() {
+        processes().stop(PROMETHEUS);
+        processes().stop(ALERTMANAGER);
+    }
+
+    public void status() {
+        out.println(processes().describe(PROMETHEUS, "prometheus", prometheusUrl()));
+        out.println(processes().describe(ALERTMANAGER, "alertmanager", alertmanagerUrl()));
+    }
+
+    /** Every port of KFP_PROM_PORTS on 127.0.0.1, as a YAML flow list's items. */
+    String flinkTargets() {
+        String[] range = settings.promPorts().split("-");
+        int first = Integer.parseInt(range[0]);
+        int last = range.length == 1 ? first : Integer.parseInt(range[1]);
+        List<String> targets = new ArrayList<>();
+        for (int port = first; port <= last; port++) {
+            targets.add("'127.0.0.1:" + port + "'");
+        }
+        return String.join(", ", targets);
+    }
+
+    String webhookConfigs() {
+        return settings.alertWebhook() == null
+                ? ""
+                : "    webhook_configs:\n      - url: '"
+                        + settings.alertWebhook()
+                        + "'\n        send_resolved: true\n";
+    }
+
+    private static String binary(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+            if (Files.isExecutable(Path.of(dir, name))) {
+                return Path.of(dir, name).toString();
+            }
+        }
+        throw new KfpException(
+                name
+                        + " is not installed: on Debian, apt-get install prometheus"
+                        + " prometheus-alertmanager.");
+    }
+}
