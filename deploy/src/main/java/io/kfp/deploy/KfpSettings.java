@@ -42,6 +42,7 @@ public record KfpSettings(
         Topology topology,
         int prometheusPort,
         int alertmanagerPort,
+        int exporterPort,
         String alertWebhook) {
 
     /**
@@ -66,6 +67,7 @@ public record KfpSettings(
                     "KFP_TOPOLOGY",
                     "KFP_PROMETHEUS_PORT",
                     "KFP_ALERTMANAGER_PORT",
+                    "KFP_EXPORTER_PORT",
                     "KFP_ALERT_WEBHOOK",
                     ON_CLIENT_HOST);
 
@@ -119,6 +121,7 @@ public record KfpSettings(
                 topology,
                 port(env, "KFP_PROMETHEUS_PORT", 9090),
                 port(env, "KFP_ALERTMANAGER_PORT", 9095),
+                port(env, "KFP_EXPORTER_PORT", 9096),
                 webhook(env.get("KFP_ALERT_WEBHOOK")));
     }
 

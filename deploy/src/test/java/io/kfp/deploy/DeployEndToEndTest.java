@@ -364,7 +364,8 @@ public class DeployEndToEndTest {
         webhook.start();
         long broker = Long.parseLong(Files.readString(host.run.resolve("pid/kafka.pid")).trim());
         try {
-            for (String variable : List.of("KFP_PROMETHEUS_PORT", "KFP_ALERTMANAGER_PORT")) {
+            for (String variable :
+                    List.of("KFP_PROMETHEUS_PORT", "KFP_ALERTMANAGER_PORT", "KFP_EXPORTER_PORT")) {
                 int port = OneHostKfp.freePort();
                 while (host.env.containsValue(String.valueOf(port))
                         || host.env.get("KFP_PROM_PORTS").startsWith(String.valueOf(port))) {
@@ -391,12 +392,38 @@ public class DeployEndToEndTest {
                     Duration.ofMinutes(1),
                     "Prometheus scraped no checkpoint of " + job);
             assertThat(alerts(received, "firing")).as("before the fault").isEmpty();
+            // kfp's exporter, scraped too. It reads each job as its config file says (as kfp
+            // status does): dedup's transactional-id prefix is the file's, its topics here are
+            // not, so its open transactions are known (a number), its lag is not (NaN).
+            CommonTestUtils.waitUtil(
+                    () -> {
+                        try {
+                            JsonNode open =
+                                    new ObjectMapper()
+                                            .readTree(
+                                                    host.get(
+                                                            prometheus
+                                                                    + "/api/v1/query?query=kfp_job_open_transactions%7Bjob_name%3D%22dedup%22%7D"))
+                                            .path("data")
+                                            .path("result");
+                            return open.size() == 1
+                                    && open.get(0).path("value").get(1).asText().matches("\\d+");
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    Duration.ofMinutes(1),
+                    "Prometheus has no open transactions of dedup from kfp's exporter");
 
             signal("STOP", broker);
             CommonTestUtils.waitUtil(
                     () -> alerts(received, "firing").contains("KfpCheckpointsStalled " + job),
                     Duration.ofMinutes(2),
                     "KfpCheckpointsStalled for " + job + " at the webhook; received " + received);
+            assertThat(host.get(prometheus + "/consoles/kfp.html"))
+                    .as("the pipeline's page while it fires")
+                    .contains("<td class=\"firing\">KfpCheckpointsStalled</td>")
+                    .contains("<td>" + job + "</td>");
             signal("CONT", broker);
             CommonTestUtils.waitUtil(
                     () -> alerts(received, "resolved").contains("KfpCheckpointsStalled " + job),

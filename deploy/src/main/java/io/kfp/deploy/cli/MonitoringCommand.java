@@ -1,7 +1,10 @@
 package io.kfp.deploy.cli;
 
+import io.kfp.deploy.monitoring.Exporter;
 import io.kfp.deploy.monitoring.Monitoring;
+import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 @Command(
         name = "monitoring",
@@ -25,6 +28,23 @@ final class MonitoringCommand extends KfpCommand {
     @Command(name = "stop", description = "Stop Prometheus and Alertmanager by PID.")
     void stop() {
         monitoring().stop();
+    }
+
+    @Command(
+            name = "exporter",
+            description =
+                    "Run the exporter in the foreground (monitoring start runs it): true lag, open transactions"
+                            + " and last stable offsets on 127.0.0.1:KFP_EXPORTER_PORT (9096)/metrics.")
+    void exporter(
+            @Option(
+                            names = "--status-file",
+                            required = true,
+                            description = "where it writes the outcome of its last round")
+                    Path statusFile)
+            throws Exception {
+        try (Exporter exporter = new Exporter(ctx(), ctx().settings().exporterPort(), statusFile)) {
+            exporter.run();
+        }
     }
 
     @Command(name = "status", description = "Whether they run, and where.")

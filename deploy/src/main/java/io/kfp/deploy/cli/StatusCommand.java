@@ -4,6 +4,7 @@ import io.kfp.deploy.KfpException;
 import io.kfp.deploy.Processes;
 import io.kfp.deploy.Progress;
 import io.kfp.deploy.job.JobStatusReport;
+import io.kfp.deploy.monitoring.Monitoring;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -77,6 +78,7 @@ final class StatusCommand extends KfpCommand implements Callable<Integer> {
             if (job == null) {
                 ctx().kafka().status();
                 ctx().cluster().status();
+                new Monitoring(ctx().settings(), ctx().out(), ctx().err()).link();
             }
             JobStatusReport.gatherAll(ctx(), jobs).print(Map.of(), ctx().out());
             return 0;

@@ -25,6 +25,7 @@ public final class Monitoring {
 
     public static final String PROMETHEUS = "prometheus";
     public static final String ALERTMANAGER = "alertmanager";
+    public static final String EXPORTER = "exporter";
 
     private final KfpSettings settings;
     private final PrintStream out;
@@ -46,6 +47,11 @@ public final class Monitoring {
 
     public String prometheusUrl() {
         return "http://127.0.0.1:" + settings.prometheusPort();
+    }
+
+    /** The pipeline's page (conf/prometheus/consoles/kfp.html). */
+    public String consoleUrl() {
+        return prometheusUrl() + "/consoles/kfp.html";
     }
 
     public String alertmanagerUrl() {
@@ -70,6 +76,11 @@ public final class Monitoring {
                     templates.resolve("rules.yml"),
                     dir.resolve("rules.yml"),
                     StandardCopyOption.REPLACE_EXISTING);
+            Files.createDirectories(dir.resolve("consoles"));
+            Files.copy(
+                    templates.resolve("consoles").resolve("kfp.html"),
+                    dir.resolve("consoles").resolve("kfp.html"),
+                    StandardCopyOption.REPLACE_EXISTING);
             Files.writeString(
                     dir.resolve("prometheus.yml"),
                     Files.readString(templates.resolve("prometheus.yml"))
@@ -77,7 +88,10 @@ public final class Monitoring {
                             .replace(
                                     "@KFP_ALERTMANAGER_PORT@",
                                     String.valueOf(settings.alertmanagerPort()))
-                            .replace("@KFP_FLINK_TARGETS@", flinkTargets()));
+                            .replace("@KFP_FLINK_TARGETS@", flinkTargets())
+                            .replace(
+                                    "@KFP_EXPORTER_PORT@",
+                                    String.valueOf(settings.exporterPort())));
             Files.writeString(
                     dir.resolve("alertmanager.yml"),
                     Files.readString(templates.resolve("alertmanager.yml"))
@@ -102,6 +116,20 @@ public final class Monitoring {
                         settings.alertmanagerPort());
         processes()
                 .startAndAwait(
+                        EXPORTER,
+                        "the exporter",
+                        log.resolve("exporter.out"),
+                        List.of(
+                                settings.home().resolve("bin").resolve("kfp").toString(),
+                                "monitoring",
+                                "exporter",
+                                "--status-file",
+                                dir.resolve("exporter.status").toString()),
+                        dir,
+                        "127.0.0.1",
+                        settings.exporterPort());
+        processes()
+                .startAndAwait(
                         PROMETHEUS,
                         "Prometheus",
                         log.resolve("prometheus.out"),
@@ -110,15 +138,17 @@ public final class Monitoring {
                                 "--config.file=" + dir.resolve("prometheus.yml"),
                                 "--storage.tsdb.path=" + dir.resolve("prometheus-data"),
                                 "--web.listen-address=127.0.0.1:" + settings.prometheusPort(),
-                                "--web.console.templates=/usr/share/prometheus/consoles",
-                                "--web.console.libraries=/usr/share/prometheus/console_libraries"),
+                                "--web.console.templates=" + dir.resolve("consoles"),
+                                "--web.console.libraries=" + dir.resolve("consoles")),
                         dir,
                         "127.0.0.1",
                         settings.prometheusPort());
         out.println(
                 "Prometheus "
                         + prometheusUrl()
-                        + " (alerts: "
+                        + " (the pipeline: "
+                        + consoleUrl()
+                        + ", alerts: "
                         + prometheusUrl()
                         + "/alerts), Alertmanager "
                         + alertmanagerUrl()
@@ -130,11 +160,26 @@ public final class Monitoring {
     public void stop() {
         processes().stop(PROMETHEUS);
         processes().stop(ALERTMANAGER);
+        processes().stop(EXPORTER);
     }
 
     public void status() {
         out.println(processes().describe(PROMETHEUS, "prometheus", prometheusUrl()));
         out.println(processes().describe(ALERTMANAGER, "alertmanager", alertmanagerUrl()));
+        out.println(
+                processes()
+                        .describe(
+                                EXPORTER,
+                                "exporter",
+                                "http://127.0.0.1:" + settings.exporterPort() + "/metrics"));
+    }
+
+    /** kfp status's line: where the pipeline's page is, when Prometheus runs. */
+    public void link() {
+        if (settings.topology() == null && processes().running(PROMETHEUS).isPresent()) {
+            out.println(
+                    "monitoring: " + consoleUrl() + " (alerts: " + prometheusUrl() + "/alerts)");
+        }
     }
 
     /** Every port of KFP_PROM_PORTS on 127.0.0.1, as a YAML flow list's items. */
