@@ -366,12 +366,7 @@ public class DeployEndToEndTest {
         try {
             for (String variable :
                     List.of("KFP_PROMETHEUS_PORT", "KFP_ALERTMANAGER_PORT", "KFP_EXPORTER_PORT")) {
-                int port = OneHostKfp.freePort();
-                while (host.env.containsValue(String.valueOf(port))
-                        || host.env.get("KFP_PROM_PORTS").startsWith(String.valueOf(port))) {
-                    port = OneHostKfp.freePort();
-                }
-                host.env.put(variable, String.valueOf(port));
+                host.env.put(variable, String.valueOf(host.newPort()));
             }
             host.env.put(
                     "KFP_ALERT_WEBHOOK",

@@ -15,12 +15,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
@@ -57,17 +55,28 @@ final class OneHostKfp {
         FileUtils.deleteDirectory(run.toFile());
         int prom = freePort();
         env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));
-        Set<Integer> taken = new HashSet<>();
         for (String variable :
                 List.of("KFP_KAFKA_PORT", "KFP_CONTROLLER_PORT", "KFP_REST_PORT", "KFP_RPC_PORT")) {
-            int port = freePort();
-            while (!taken.add(port) || (port >= prom && port <= prom + 20)) {
-                port = freePort(); // each its own, none in the Prometheus range
-            }
-            env.put(variable, String.valueOf(port));
+            env.put(variable, String.valueOf(newPort()));
         }
         env.putAll(settings);
         bootstrap = "127.0.0.1:" + env.get("KFP_KAFKA_PORT");
+    }
+
+    /**
+     * A free loopback port that no variable of this setup names yet, outside its Prometheus range
+     * (KFP_PROM_PORTS).
+     */
+    int newPort() throws IOException {
+        String[] range = env.get("KFP_PROM_PORTS").split("-");
+        int first = Integer.parseInt(range[0]);
+        int last = Integer.parseInt(range[1]);
+        while (true) {
+            int port = freePort();
+            if ((port < first || port > last) && !env.containsValue(String.valueOf(port))) {
+                return port;
+            }
+        }
     }
 
     /** Runs deploy/bin/kfp; returns its output; fails with it on exit != 0. */

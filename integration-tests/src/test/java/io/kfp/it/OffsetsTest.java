@@ -47,8 +47,15 @@ class OffsetsTest {
     /** RECORDS records round-robin over the partitions, value = index, timestamps T0 + index ms. */
     private static void produce(String topic) throws Exception {
         KAFKA.kafka().createTopics(PARTITIONS, topic, topic + "-out");
+        KafkaTopics.produce(KAFKA.bootstrapServers(), records(topic, 0, RECORDS));
+    }
+
+    /**
+     * Records {@code from} to {@code to} (exclusive): round-robin, value = index, at T0 + index.
+     */
+    private static List<ProducerRecord<byte[], byte[]>> records(String topic, int from, int to) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
-        for (int i = 0; i < RECORDS; i++) {
+        for (int i = from; i < to; i++) {
             records.add(
                     new ProducerRecord<>(
                             topic,
@@ -57,7 +64,7 @@ class OffsetsTest {
                             null,
                             String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
         }
-        KafkaTopics.produce(KAFKA.bootstrapServers(), records);
+        return records;
     }
 
     private static JobClient relay(String topic, String... extra) {
@@ -297,17 +304,7 @@ class OffsetsTest {
     /** RECORDS more records, and retention deleting partition 0 before offset 400. */
     private static void moreRecordsAndRetentionDeletesPartition0UpTo400(String topic)
             throws Exception {
-        List<ProducerRecord<byte[], byte[]>> more = new ArrayList<>();
-        for (int i = RECORDS; i < 2 * RECORDS; i++) {
-            more.add(
-                    new ProducerRecord<>(
-                            topic,
-                            i % PARTITIONS,
-                            T0 + i,
-                            null,
-                            String.valueOf(i).getBytes(StandardCharsets.UTF_8)));
-        }
-        KafkaTopics.produce(KAFKA.bootstrapServers(), more);
+        KafkaTopics.produce(KAFKA.bootstrapServers(), records(topic, RECORDS, 2 * RECORDS));
         try (Admin admin = KAFKA.kafka().admin()) {
             admin.deleteRecords(
                             Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(400)))

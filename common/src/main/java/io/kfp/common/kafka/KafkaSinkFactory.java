@@ -1,6 +1,5 @@
 package io.kfp.common.kafka;
 
-import io.kfp.common.config.JobOptions;
 import java.util.Properties;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.ReadableConfig;
@@ -40,13 +39,14 @@ public final class KafkaSinkFactory {
         if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             builder.setTransactionalIdPrefix(KafkaSinkOptions.transactionalIdPrefix(config))
                     .setTransactionNamingStrategy(config.get(KafkaSinkOptions.TRANSACTION_NAMING));
+            LostTransactionGuard.Settings guard = LostTransactionGuard.Settings.from(config);
             return new GuardedKafkaSink<>(
                     builder.build(),
-                    LostTransactionGuard.Settings.from(config),
+                    guard,
                     JobLease.ofPrefix(
-                            config.getOptional(JobOptions.NAME).orElse("the job"),
+                            guard.job(),
                             KafkaSinkOptions.transactionalIdPrefix(config),
-                            KafkaClientOptions.connectionProperties(config)));
+                            guard.connection()));
         }
         return builder.build();
     }

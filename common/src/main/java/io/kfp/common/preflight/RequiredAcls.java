@@ -65,20 +65,10 @@ public final class RequiredAcls {
                         READ,
                         DESCRIBE);
             }
-            allow(
-                    acls,
-                    principal,
-                    ResourceType.GROUP,
-                    SourceOptions.groupId(config),
-                    PatternType.LITERAL,
-                    READ);
-            allow(
-                    acls,
-                    principal,
-                    ResourceType.GROUP,
-                    JobLease.groupOf(SourceOptions.groupId(config)),
-                    PatternType.LITERAL,
-                    READ);
+            String group = SourceOptions.groupId(config);
+            for (String name : List.of(group, JobLease.groupOf(group))) {
+                allow(acls, principal, ResourceType.GROUP, name, PatternType.LITERAL, READ);
+            }
         }
         if (groups.contains(KafkaSinkOptions.GROUP)) {
             List<String> outputs = new ArrayList<>();

@@ -25,15 +25,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * What Flink and Kafka do not export, for Prometheus ({@code kfp monitoring start} runs it on
@@ -162,39 +157,25 @@ public final class Exporter implements AutoCloseable {
                                 + " longer",
                         Tags.of("job_name", job.name()),
                         config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT).toMillis() / 1000.0);
-                String topic = config.get(KafkaSinkOptions.TOPIC);
-                List<TopicPartition> partitions =
-                        admin
-                                .describeTopics(List.of(topic))
-                                .allTopicNames()
-                                .get(5, TimeUnit.SECONDS)
-                                .get(topic)
-                                .partitions()
-                                .stream()
-                                .map(p -> new TopicPartition(topic, p.partition()))
-                                .toList();
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
-                var high = admin.listOffsets(latest).all().get(5, TimeUnit.SECONDS);
-                var stable =
-                        admin.listOffsets(
-                                        latest,
-                                        new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                                .all()
-                                .get(5, TimeUnit.SECONDS);
-                for (TopicPartition p : partitions) {
-                    Tags tags = Tags.of("topic", topic, "partition", String.valueOf(p.partition()));
+                for (ConsumerLag.Stability p :
+                        ConsumerLag.stability(admin, List.of(config.get(KafkaSinkOptions.TOPIC)))) {
+                    Tags tags =
+                            Tags.of(
+                                    "topic",
+                                    p.partition().topic(),
+                                    "partition",
+                                    String.valueOf(p.partition().partition()));
                     set(
                             "kfp.partition.last.stable.offset",
                             "the offset up to which read_committed readers may read",
                             tags,
-                            stable.get(p).offset());
+                            p.stable());
                     set(
                             "kfp.partition.unstable.records",
                             "offsets between the last stable offset and the high watermark: held"
                                     + " back by open transactions",
                             tags,
-                            high.get(p).offset() - stable.get(p).offset());
+                            p.heldBack());
                 }
             }
         }

@@ -99,50 +99,35 @@ public final class Monitoring {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        processes()
-                .startAndAwait(
-                        ALERTMANAGER,
-                        "Alertmanager",
-                        log.resolve("alertmanager.out"),
-                        List.of(
-                                alertmanager,
-                                "--config.file=" + dir.resolve("alertmanager.yml"),
-                                "--storage.path=" + dir.resolve("alertmanager-data"),
-                                "--web.listen-address=127.0.0.1:" + settings.alertmanagerPort(),
-                                // No gossip: it would listen on every interface.
-                                "--cluster.listen-address="),
-                        dir,
-                        "127.0.0.1",
-                        settings.alertmanagerPort());
-        processes()
-                .startAndAwait(
-                        EXPORTER,
-                        "the exporter",
-                        log.resolve("exporter.out"),
-                        List.of(
-                                settings.home().resolve("bin").resolve("kfp").toString(),
-                                "monitoring",
-                                "exporter",
-                                "--status-file",
-                                dir.resolve("exporter.status").toString()),
-                        dir,
-                        "127.0.0.1",
-                        settings.exporterPort());
-        processes()
-                .startAndAwait(
-                        PROMETHEUS,
-                        "Prometheus",
-                        log.resolve("prometheus.out"),
-                        List.of(
-                                prometheus,
-                                "--config.file=" + dir.resolve("prometheus.yml"),
-                                "--storage.tsdb.path=" + dir.resolve("prometheus-data"),
-                                "--web.listen-address=127.0.0.1:" + settings.prometheusPort(),
-                                "--web.console.templates=" + dir.resolve("consoles"),
-                                "--web.console.libraries=" + dir.resolve("consoles")),
-                        dir,
-                        "127.0.0.1",
-                        settings.prometheusPort());
+        start(
+                ALERTMANAGER,
+                "Alertmanager",
+                settings.alertmanagerPort(),
+                alertmanager,
+                "--config.file=" + dir.resolve("alertmanager.yml"),
+                "--storage.path=" + dir.resolve("alertmanager-data"),
+                "--web.listen-address=127.0.0.1:" + settings.alertmanagerPort(),
+                // No gossip: it would listen on every interface.
+                "--cluster.listen-address=");
+        start(
+                EXPORTER,
+                "the exporter",
+                settings.exporterPort(),
+                settings.home().resolve("bin").resolve("kfp").toString(),
+                "monitoring",
+                "exporter",
+                "--status-file",
+                dir.resolve("exporter.status").toString());
+        start(
+                PROMETHEUS,
+                "Prometheus",
+                settings.prometheusPort(),
+                prometheus,
+                "--config.file=" + dir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + dir.resolve("prometheus-data"),
+                "--web.listen-address=127.0.0.1:" + settings.prometheusPort(),
+                "--web.console.templates=" + dir.resolve("consoles"),
+                "--web.console.libraries=" + dir.resolve("consoles"));
         out.println(
                 "Prometheus "
                         + prometheusUrl()
@@ -155,6 +140,19 @@ public final class Monitoring {
                         + (settings.alertWebhook() == null
                                 ? "; no KFP_ALERT_WEBHOOK: alerts are shown there only"
                                 : "; alerts go to " + settings.alertWebhook()));
+    }
+
+    /** Starts {@code name} (its output in RUN/log/NAME.out) and waits for it on {@code port}. */
+    private void start(String name, String what, int port, String... command) {
+        processes()
+                .startAndAwait(
+                        name,
+                        what,
+                        settings.run().resolve("log").resolve(name + ".out"),
+                        List.of(command),
+                        dir(),
+                        "127.0.0.1",
+                        port);
     }
 
     public void stop() {

@@ -66,9 +66,30 @@ public final class ConsumerLag {
 
     private ConsumerLag() {}
 
-    /** The lag of {@code group} on each partition of {@code topics}, by topic and partition. */
-    public static List<Partition> of(
-            Admin admin, Properties client, String group, List<String> topics) {
+    /** A partition's last stable offset and high watermark. */
+    public record Stability(TopicPartition partition, long stable, long high) {
+        /** Offsets an open transaction holds back from read_committed readers. */
+        public long heldBack() {
+            return Math.max(0, high - stable);
+        }
+    }
+
+    /** The last stable offset and high watermark of each partition of {@code topics}, in order. */
+    public static List<Stability> stability(Admin admin, List<String> topics) {
+        List<TopicPartition> partitions = partitions(admin, topics);
+        // The high watermark first: records written between the two calls then never look held
+        // back.
+        Map<TopicPartition, Long> high =
+                offsets(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> stable =
+                offsets(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
+        return partitions.stream()
+                .map(tp -> new Stability(tp, stable.get(tp), high.get(tp)))
+                .toList();
+    }
+
+    /** Every partition of {@code topics}, by topic and partition. */
+    private static List<TopicPartition> partitions(Admin admin, List<String> topics) {
         List<TopicPartition> partitions = new ArrayList<>();
         Map<String, TopicDescription> described =
                 await(
@@ -87,6 +108,13 @@ public final class ConsumerLag {
         partitions.sort(
                 Comparator.comparing(TopicPartition::topic)
                         .thenComparingInt(TopicPartition::partition));
+        return partitions;
+    }
+
+    /** The lag of {@code group} on each partition of {@code topics}, by topic and partition. */
+    public static List<Partition> of(
+            Admin admin, Properties client, String group, List<String> topics) {
+        List<TopicPartition> partitions = partitions(admin, topics);
         Map<TopicPartition, OffsetAndMetadata> committed =
                 await(
                         admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(),
