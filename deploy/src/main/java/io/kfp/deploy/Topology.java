@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.configuration.YamlParserUtils;
 
@@ -37,7 +38,8 @@ public record Topology(String name, Launcher launcher, String subnet, List<Host>
         S3,
         JOBMANAGER,
         TASKMANAGER,
-        CLIENT
+        CLIENT,
+        MONITORING
     }
 
     public record Host(String name, String address, Set<Role> roles) {
@@ -152,7 +154,7 @@ public record Topology(String name, Launcher launcher, String subnet, List<Host>
                             origin,
                             where + ".roles",
                             String.valueOf(role),
-                            "one of kafka, zookeeper, s3, jobmanager, taskmanager, client");
+                            "one of kafka, zookeeper, s3, jobmanager, taskmanager, client, monitoring");
                 }
             }
             hosts.add(new Host(host, address, roles));
@@ -186,7 +188,7 @@ public record Topology(String name, Launcher launcher, String subnet, List<Host>
                             + with(Role.JOBMANAGER).size()
                             + " jobmanagers need one zookeeper host for leader election (high availability).");
         }
-        for (Role one : List.of(Role.ZOOKEEPER, Role.S3, Role.CLIENT)) {
+        for (Role one : List.of(Role.ZOOKEEPER, Role.S3, Role.CLIENT, Role.MONITORING)) {
             if (with(one).size() > 1) {
                 throw new KfpException(
                         "topology "
@@ -226,6 +228,11 @@ public record Topology(String name, Launcher launcher, String subnet, List<Host>
 
     public Host client() {
         return with(Role.CLIENT).get(0);
+    }
+
+    /** The host of Prometheus, Alertmanager and kfp's exporter, if the topology has one. */
+    public Optional<Host> monitoring() {
+        return with(Role.MONITORING).stream().findFirst();
     }
 
     /** The network namespace that is {@code host} in the lab. */

@@ -340,18 +340,20 @@ public class DeployEndToEndTest {
         assertThat(retained.substring(retained.indexOf("KIND"))).doesNotContain("savepoint ");
         assertThat(Path.of(java.net.URI.create(savepoint))).doesNotExist();
 
-        checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves("dedup_job");
+        checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves("dedup-job");
         kfp("cancel", "dedup");
     }
 
     /**
-     * With {@code job} running: kfp monitoring (Prometheus, Alertmanager) on this cluster, the
-     * broker paused (SIGSTOP: the sink cannot flush, so no checkpoint completes), and
-     * KfpCheckpointsStalled reaches a webhook through Alertmanager; the broker resumed, the
-     * resolution reaches it too.
+     * With {@code flinkJob} running: kfp monitoring (Prometheus, Alertmanager) on this cluster, the
+     * job's checkpoint directory made unwritable ({@code chattr +i}: immutable, which stops root
+     * too, where a chmod would not), and KfpCheckpointsStalled reaches a webhook through
+     * Alertmanager; the directory writable again, the resolution reaches it too.
      */
-    private static void checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves(String job)
-            throws Exception {
+    private static void checkpointsStallingFireAnAlertThatReachesAWebhookAndResolves(
+            String flinkJob) throws Exception {
+        // Flink's reporter writes the job's name with '_' for its punctuation.
+        String job = flinkJob.replace('-', '_');
         List<JsonNode> received = new java.util.concurrent.CopyOnWriteArrayList<>();
         HttpServer webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         webhook.createContext(
@@ -362,7 +364,11 @@ public class DeployEndToEndTest {
                     exchange.close();
                 });
         webhook.start();
-        long broker = Long.parseLong(Files.readString(host.run.resolve("pid/kafka.pid")).trim());
+        Path checkpoints;
+        try (FlinkRest rest = host.flinkRest()) {
+            String latest = rest.latestCheckpoint(rest.runningJob(flinkJob)).orElseThrow();
+            checkpoints = Path.of(URI.create(latest)).getParent(); // CHECKPOINT_DIR/JOB_ID
+        }
         try {
             for (String variable :
                     List.of("KFP_PROMETHEUS_PORT", "KFP_ALERTMANAGER_PORT", "KFP_EXPORTER_PORT")) {
@@ -390,27 +396,20 @@ public class DeployEndToEndTest {
             // kfp's exporter, scraped too. It reads each job as its config file says (as kfp
             // status does): dedup's transactional-id prefix is the file's, its topics here are
             // not, so its open transactions are known (a number), its lag is not (NaN).
-            CommonTestUtils.waitUtil(
-                    () -> {
-                        try {
-                            JsonNode open =
-                                    new ObjectMapper()
-                                            .readTree(
-                                                    host.get(
-                                                            prometheus
-                                                                    + "/api/v1/query?query=kfp_job_open_transactions%7Bjob_name%3D%22dedup%22%7D"))
-                                            .path("data")
-                                            .path("result");
-                            return open.size() == 1
-                                    && open.get(0).path("value").get(1).asText().matches("\\d+");
-                        } catch (Exception e) {
-                            return false;
-                        }
-                    },
-                    Duration.ofMinutes(1),
+            awaitSample(
+                    prometheus,
+                    "kfp_job_open_transactions{job_name=\"dedup\"}",
+                    "\\d+",
                     "Prometheus has no open transactions of dedup from kfp's exporter");
+            // The interval the checkpoint alert counts in: dedup's 5 s, as its JobMaster runs it
+            // (the rule's own fallback is 5 s too: this is the exporter's series).
+            awaitSample(
+                    prometheus,
+                    "kfp_job_checkpoint_interval_seconds{job_name=\"dedup\"}",
+                    "5",
+                    "Prometheus has not dedup's checkpoint interval of 5 s from kfp's exporter");
 
-            signal("STOP", broker);
+            immutable(checkpoints, true);
             CommonTestUtils.waitUtil(
                     () -> alerts(received, "firing").contains("KfpCheckpointsStalled " + job),
                     Duration.ofMinutes(2),
@@ -419,7 +418,7 @@ public class DeployEndToEndTest {
                     .as("the pipeline's page while it fires")
                     .contains("<td class=\"firing\">KfpCheckpointsStalled</td>")
                     .contains("<td>" + job + "</td>");
-            signal("CONT", broker);
+            immutable(checkpoints, false);
             CommonTestUtils.waitUtil(
                     () -> alerts(received, "resolved").contains("KfpCheckpointsStalled " + job),
                     Duration.ofMinutes(2),
@@ -428,10 +427,31 @@ public class DeployEndToEndTest {
                             + " resolved at the webhook; received "
                             + received);
         } finally {
-            signal("CONT", broker);
+            immutable(checkpoints, false);
             host.kfp("monitoring", "stop");
             webhook.stop(0);
         }
+    }
+
+    /** Waits until Prometheus answers {@code query} with one sample whose value matches. */
+    private static void awaitSample(String prometheus, String query, String value, String what)
+            throws Exception {
+        String url =
+                prometheus
+                        + "/api/v1/query?query="
+                        + java.net.URLEncoder.encode(query, StandardCharsets.UTF_8);
+        CommonTestUtils.waitUtil(
+                () -> {
+                    try {
+                        JsonNode result = json(url).path("data").path("result");
+                        return result.size() == 1
+                                && result.get(0).path("value").get(1).asText().matches(value);
+                    } catch (Exception e) {
+                        return false;
+                    }
+                },
+                Duration.ofMinutes(1),
+                what);
     }
 
     /** "ALERTNAME JOB" of every alert the webhook received with {@code status}. */
@@ -450,12 +470,14 @@ public class DeployEndToEndTest {
         return alerts;
     }
 
-    private static void signal(String signal, long pid) throws Exception {
+    /** {@code chattr +i} / {@code -i}: nobody, root included, creates anything in {@code dir}. */
+    private static void immutable(Path dir, boolean on) throws Exception {
         assertThat(
-                        new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                        new ProcessBuilder("chattr", on ? "+i" : "-i", dir.toString())
                                 .inheritIO()
                                 .start()
                                 .waitFor())
+                .as("chattr " + (on ? "+i " : "-i ") + dir)
                 .isZero();
     }
 

@@ -52,6 +52,10 @@ final class OneHostKfp {
         if (Files.isDirectory(run.resolve("pid"))) {
             stop();
         }
+        if (Files.isDirectory(run)) {
+            // A checkpoint directory an aborted run left immutable (DeployEndToEndTest's alert).
+            new ProcessBuilder("chattr", "-R", "-i", run.toString()).inheritIO().start().waitFor();
+        }
         FileUtils.deleteDirectory(run.toFile());
         int prom = freePort();
         env.put("KFP_PROM_PORTS", prom + "-" + (prom + 20));

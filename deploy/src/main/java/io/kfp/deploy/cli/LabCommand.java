@@ -133,7 +133,7 @@ final class LabCommand extends KfpCommand {
             throws Exception {
         return new LabDrill(ctx(), orEmpty(relayOptions), reportFile(report, "drill-report.md"))
                         .run(Fault.parse(faults), records, rate)
-                        .clean()
+                        .passed()
                 ? 0
                 : KfpException.FAILED;
     }
@@ -193,7 +193,7 @@ final class LabCommand extends KfpCommand {
         ctx().out().println("soak: " + faults.stream().map(Fault::label).toList());
         return new LabDrill(ctx(), orEmpty(relayOptions), reportFile(report, "soak-report.md"))
                         .run(faults, records, rate, wait)
-                        .clean()
+                        .passed()
                 ? 0
                 : KfpException.FAILED;
     }

@@ -32,6 +32,8 @@ import org.apache.flink.runtime.rest.messages.JobMessageParameters;
 import org.apache.flink.runtime.rest.messages.JobVertexIdPathParameter;
 import org.apache.flink.runtime.rest.messages.MessageParameter;
 import org.apache.flink.runtime.rest.messages.MessageParameters;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointConfigHeaders;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointConfigInfo;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatisticsHeaders;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
@@ -40,6 +42,7 @@ import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetri
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
 import org.apache.flink.runtime.rest.util.RestClientException;
+import org.apache.flink.runtime.rest.util.RestMapperUtils;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
 
@@ -232,6 +235,30 @@ public final class FlinkRest implements AutoCloseable {
      */
     public CheckpointingStatistics.Counts checkpointCounts(JobID job) {
         return checkpointStatistics(job).getCounts();
+    }
+
+    /**
+     * The job's checkpoint interval as its JobMaster runs it (whatever option set it). Flink's
+     * answer type has no getters; it is read from its JSON form, field {@code interval}.
+     */
+    public Duration checkpointInterval(JobID job) {
+        JobMessageParameters params =
+                resolve(
+                        CheckpointConfigHeaders.getInstance().getUnresolvedMessageParameters(),
+                        Map.of(JobIDPathParameter.KEY, job.toString()));
+        CheckpointConfigInfo info =
+                call(
+                        client.sendRequest(
+                                CheckpointConfigHeaders.getInstance(),
+                                params,
+                                EmptyRequestBody.getInstance()),
+                        CALL_TIMEOUT,
+                        "read the checkpoint configuration of job " + job);
+        return Duration.ofMillis(
+                RestMapperUtils.getStrictObjectMapper()
+                        .valueToTree(info)
+                        .path(CheckpointConfigInfo.FIELD_NAME_CHECKPOINT_INTERVAL)
+                        .asLong());
     }
 
     private CheckpointingStatistics checkpointStatistics(JobID job) {

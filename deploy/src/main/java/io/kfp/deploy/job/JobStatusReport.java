@@ -33,7 +33,7 @@ import org.apache.kafka.common.KafkaException;
 public final class JobStatusReport {
 
     /** What the cluster says of the job; null fields when it does not run there. */
-    record OnCluster(
+    public record OnCluster(
             JobID id,
             JobStatus state,
             long startMs,
@@ -123,8 +123,8 @@ public final class JobStatusReport {
                     group = SourceOptions.groupId(config);
                     lag = ConsumerLag.of(admin, client, group, topics);
                 }
-                if (job.spec().writesKafka()) {
-                    prefix = KafkaTransactions.idsOf(config);
+                prefix = transactionalIds(job, config);
+                if (prefix != null) {
                     transactions = new KafkaTransactions(admin, out).list(prefix, false);
                 }
             } catch (KfpException e) {
@@ -256,6 +256,16 @@ public final class JobStatusReport {
             }
             views.forEach(v -> JobStatusPrinter.print(v, previous.get(v.job()), out));
         }
+    }
+
+    /**
+     * The transactional ids {@code job} writes with under {@code config} (their prefix and its
+     * dash); null unless its Kafka sink is exactly-once: an at-least-once one has none.
+     */
+    public static String transactionalIds(DeployedJob job, Configuration config) {
+        return job.spec().endpoints(config).transactionalIdPrefix() == null
+                ? null
+                : KafkaTransactions.idsOf(config);
     }
 
     /** The views of {@code jobs} (or of every job with a config file), for one screen. */

@@ -3,6 +3,7 @@ package io.kfp.deploy.monitoring;
 import com.sun.net.httpserver.HttpServer;
 import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.deploy.KfpContext;
+import io.kfp.deploy.cluster.FlinkRest;
 import io.kfp.deploy.job.DeployedJob;
 import io.kfp.deploy.job.JobStatusReport;
 import io.kfp.deploy.kafka.KafkaTransactions;
@@ -27,17 +28,20 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
  * What Flink and Kafka do not export, for Prometheus ({@code kfp monitoring start} runs it on
- * 127.0.0.1:{@code KFP_EXPORTER_PORT}): per job its true lag - in records a read_committed reader
- * would still get, transaction markers and aborted records not counted (the connector's own lag
- * metric counts them, FLINK-33484), the engine behind {@code kfp status} - its open transactions
- * and the oldest one's age beside its transaction timeout, and per output partition how far the
- * last stable offset trails the high watermark. Gathered every {@link #INTERVAL}; a value that
- * could not be learned is NaN, and the round's problem is counted and written to the status file.
+ * {@code KFP_EXPORTER_PORT} of 127.0.0.1, or of the topology's monitoring host): per job its true
+ * lag - in records a read_committed reader would still get, transaction markers and aborted records
+ * not counted (the connector's own lag metric counts them, FLINK-33484), the engine behind {@code
+ * kfp status} - its open transactions and the oldest one's age beside its transaction timeout, and
+ * per output partition how far the last stable offset trails the high watermark. Gathered every
+ * {@link #INTERVAL}; a value that could not be learned is NaN, and the round's problem is counted
+ * and written to the status file.
  */
 public final class Exporter implements AutoCloseable {
 
@@ -51,14 +55,14 @@ public final class Exporter implements AutoCloseable {
     private final Counter failedRounds;
     private final HttpServer server;
 
-    public Exporter(KfpContext kfp, int port, Path statusFile) throws IOException {
+    public Exporter(KfpContext kfp, String address, int port, Path statusFile) throws IOException {
         this.kfp = kfp;
         this.statusFile = statusFile;
         this.failedRounds =
                 Counter.builder("kfp.exporter.failed.rounds")
                         .description("rounds in which Kafka or the cluster did not answer")
                         .register(registry);
-        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+        this.server = HttpServer.create(new InetSocketAddress(address, port), 0);
         server.createContext(
                 "/metrics",
                 exchange -> {
@@ -94,6 +98,11 @@ public final class Exporter implements AutoCloseable {
         }
         if (screen.kafkaProblem() != null) {
             problem = screen.kafkaProblem();
+        }
+        try {
+            checkpointIntervals(screen);
+        } catch (RuntimeException e) {
+            problem = "checkpoint intervals: " + e.getMessage();
         }
         for (JobStatusReport.View view : screen.views()) {
             Tags job = Tags.of("job_name", view.job());
@@ -142,6 +151,33 @@ public final class Exporter implements AutoCloseable {
         status(problem == null ? "ok" : problem);
     }
 
+    /**
+     * Each running job's checkpoint interval, labelled with Flink's job id as Flink's own metrics
+     * are: the checkpoint alert counts in intervals (conf/prometheus/rules.yml).
+     */
+    private void checkpointIntervals(JobStatusReport.Screen screen) {
+        List<JobStatusReport.View> running =
+                screen.views().stream()
+                        .filter(
+                                v ->
+                                        v.cluster() != null
+                                                && v.cluster().state() == JobStatus.RUNNING)
+                        .toList();
+        if (running.isEmpty()) {
+            return;
+        }
+        try (FlinkRest rest = kfp.rest()) {
+            for (JobStatusReport.View view : running) {
+                JobID id = view.cluster().id();
+                set(
+                        "kfp.job.checkpoint.interval.seconds",
+                        "the running job's checkpoint interval",
+                        Tags.of("job_name", view.job(), "job_id", id.toString()),
+                        rest.checkpointInterval(id).toMillis() / 1000.0);
+            }
+        }
+    }
+
     /** Per output partition of each job that writes Kafka: HW - LSO; and each timeout. */
     private void outputs() throws Exception {
         try (Admin admin = Topics.admin(kfp.settings(), Duration.ofSeconds(5))) {
@@ -151,12 +187,14 @@ public final class Exporter implements AutoCloseable {
                     continue;
                 }
                 Configuration config = job.settings(file, kfp.environment());
-                set(
-                        "kfp.job.transaction.timeout.seconds",
-                        "the job's sink.transaction-timeout: the broker aborts a transaction open"
-                                + " longer",
-                        Tags.of("job_name", job.name()),
-                        config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT).toMillis() / 1000.0);
+                if (JobStatusReport.transactionalIds(job, config) != null) {
+                    set(
+                            "kfp.job.transaction.timeout.seconds",
+                            "the job's sink.transaction-timeout: the broker aborts a transaction"
+                                    + " open longer",
+                            Tags.of("job_name", job.name()),
+                            config.get(KafkaSinkOptions.TRANSACTION_TIMEOUT).toMillis() / 1000.0);
+                }
                 for (ConsumerLag.Stability p :
                         ConsumerLag.stability(admin, List.of(config.get(KafkaSinkOptions.TOPIC)))) {
                     Tags tags =

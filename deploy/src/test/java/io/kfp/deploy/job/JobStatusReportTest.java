@@ -2,12 +2,14 @@ package io.kfp.deploy.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kfp.deploy.KfpSettings;
 import io.kfp.deploy.kafka.KafkaTransactions;
 import io.kfp.ops.offsets.ConsumerLag;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -306,5 +308,25 @@ class JobStatusReportTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         JobStatusPrinter.print(view, previous, new PrintStream(out, true, StandardCharsets.UTF_8));
         return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void onlyAnExactlyOnceSinkHasTransactionsToWatch() {
+        DeployedJob relay = TestJobs.of("relay");
+        DeployedJob ingest = TestJobs.of("ingest");
+        Map<String, String> env = Map.of();
+        assertThat(
+                        JobStatusReport.transactionalIds(
+                                relay, relay.settings(relay.defaultConfig(settings()), env)))
+                .isEqualTo("kfp.relay-job.default-");
+        assertThat(
+                        JobStatusReport.transactionalIds(
+                                ingest, ingest.settings(ingest.defaultConfig(settings()), env)))
+                .as("ingest writes at least once: no transactions")
+                .isNull();
+    }
+
+    private static KfpSettings settings() {
+        return KfpSettings.from(Map.of(), TestJobs.HOME, TestJobs.HOME);
     }
 }

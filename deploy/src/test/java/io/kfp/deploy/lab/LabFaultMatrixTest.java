@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kfp.deploy.Commands;
+import io.kfp.deploy.KfpSettings;
+import io.kfp.deploy.LabKafka;
 import io.kfp.deploy.RestProbe;
 import io.kfp.deploy.lab.drill.Fault;
+import io.kfp.deploy.monitoring.Monitoring;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,10 +27,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The relay exactly once through the fault matrix of a production-shaped cluster: the lab (network
- * namespaces: 3 KRaft brokers, ZooKeeper, 2 JobManagers, 3 TaskManagers, a client host), brought up
- * with deploy/bin/kfp as an operator would, the matrix run by {@code kfp lab drill}, and everything
- * removed afterwards, also when the test fails. Needs root (ip netns), as on developer and CI
- * machines.
+ * namespaces: 3 KRaft brokers, ZooKeeper, 2 JobManagers, 3 TaskManagers, a monitoring host, a
+ * client host), brought up with deploy/bin/kfp as an operator would, the matrix run by {@code kfp
+ * lab drill} - its S3 outage firing the checkpoint alert at Alertmanager -, a team's job deployed
+ * and rescaled, and everything removed afterwards, also when the test fails. Needs root (ip netns),
+ * as on developer and CI machines.
  */
 class LabFaultMatrixTest {
 
@@ -52,6 +57,7 @@ class LabFaultMatrixTest {
         // should.
         kfp(Duration.ofMinutes(3), "kafka", "start");
         kfp(Duration.ofMinutes(3), "cluster", "start", "--tls");
+        kfp(Duration.ofMinutes(2), "monitoring", "start");
     }
 
     /**
@@ -200,7 +206,128 @@ class LabFaultMatrixTest {
         assertThat(faults)
                 .as("every fault of the matrix injected and recovered from")
                 .containsExactlyElementsOf(Fault.labels());
+        assertThat(result.get("alerts"))
+                .as("the S3 outage's checkpoint alert, fired at Alertmanager and resolved")
+                .matches("KfpCheckpointsStalled:fired=[0-9.]+:resolved=[0-9.]+");
         assertThat(drill.exit()).as("the drill's exit code").isZero();
+    }
+
+    /**
+     * dedup, a team's job made with kfp new-job, deployed in the lab by the same commands as ours:
+     * its topics created, submitted, stopped with a savepoint on the S3 store and resumed at
+     * parallelism 3 - the ids it saw before the stop are still dropped after the rescale. The
+     * monitoring host meanwhile scrapes every JobManager and TaskManager and kfp's exporter, which
+     * reports dedup's true lag.
+     */
+    @Test
+    void aTeamsJobIsDeployedAndRescaledWithItsStateInTheLab() throws Exception {
+        kfp(Duration.ofMinutes(2), "topics", "create");
+        kfp(Duration.ofMinutes(3), "submit", "dedup");
+        try {
+            lab("ids", "relayed", "0", "100", "first");
+            lab("ids", "relayed", "0", "100", "again");
+            assertThat(ids(awaitMarks("again"))).hasSize(100).doesNotHaveDuplicates();
+            assertThat(kfp(Duration.ofMinutes(2), "status", "dedup").output())
+                    .contains("dedup-job: RUNNING");
+            awaitPrometheus(
+                    "kfp_job_lag_records{job_name=\"dedup\"}", "the exporter's true lag of dedup");
+            awaitPrometheus(
+                    "count(up{job=\"flink\"} == 1) >= 5",
+                    "the 2 JobManagers' and 3 TaskManagers' reporters scraped");
+
+            String stopped = kfp(Duration.ofMinutes(3), "stop", "dedup").output().trim();
+            String savepoint = stopped.substring(stopped.lastIndexOf('\n') + 1).trim();
+            assertThat(savepoint).as("kfp stop's savepoint").startsWith("s3://");
+            lab("ids", "relayed", "0", "110", "rescaled");
+            kfp(
+                    Duration.ofMinutes(3),
+                    "resume",
+                    "dedup",
+                    "--from",
+                    savepoint,
+                    "--job.parallelism",
+                    "3");
+            List<String> written = ids(awaitMarks("rescaled"));
+            assertThat(written)
+                    .as("ids 0-109 each once: 0-99 before the stop, 100-109 after it")
+                    .hasSize(110)
+                    .doesNotHaveDuplicates()
+                    .contains("id-0", "id-99", "id-100", "id-109");
+            assertThat(kfp(Duration.ofMinutes(2), "status", "dedup").output())
+                    .contains("dedup-job: RUNNING");
+        } finally {
+            kfp(Duration.ofMinutes(2), "cancel", "dedup");
+        }
+    }
+
+    /**
+     * The committed values of dedup's output, once it holds this round's mark of every partition.
+     */
+    private static List<String> awaitMarks(String mark) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (true) {
+            List<String> values = lab("values", "deduped").output().lines().toList();
+            long marks = values.stream().filter(v -> v.startsWith(mark + "-")).count();
+            if (marks == 4) {
+                return values;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        marks + " of 4 marks '" + mark + "' in deduped after 3 min: " + values);
+            }
+            Thread.sleep(2_000);
+        }
+    }
+
+    private static List<String> ids(List<String> values) {
+        return values.stream().filter(v -> v.startsWith("id-")).toList();
+    }
+
+    /** Waits until Prometheus on the monitoring host answers {@code query} with a sample. */
+    private static void awaitPrometheus(String query, String what) throws Exception {
+        String url =
+                new Monitoring(settings(), System.out, System.err).prometheusUrl()
+                        + "/api/v1/query?query="
+                        + URLEncoder.encode(query, StandardCharsets.UTF_8);
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        String answer = "";
+        while (System.nanoTime() < deadline) {
+            answer = onClient("curl", "-s", url).output();
+            if (answer.contains("\"value\"")) {
+                return;
+            }
+            Thread.sleep(2_000);
+        }
+        throw new AssertionError(what + ": Prometheus answered " + query + " with " + answer);
+    }
+
+    /** {@link LabKafka} on the client host, against the lab's brokers; it must exit 0. */
+    private static Commands.Result lab(String... args) throws Exception {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                LabKafka.class.getName(),
+                                settings().kafkaClient().getProperty("bootstrap.servers")));
+        command.addAll(Arrays.asList(args));
+        Commands.Result result = onClient(command.toArray(String[]::new));
+        assertThat(result.exit()).as(String.join(" ", args) + "\n" + result.output()).isZero();
+        return result;
+    }
+
+    /** kfp's settings as this test's kfp commands have them. */
+    private static KfpSettings settings() {
+        Path home = Path.of("").toAbsolutePath();
+        return KfpSettings.from(ENV, home, home);
+    }
+
+    private static Commands.Result onClient(String... command) throws Exception {
+        List<String> full =
+                new ArrayList<>(List.of("bash", KFP.toString(), "lab", "exec", "operator"));
+        full.addAll(Arrays.asList(command));
+        return Commands.run(full, ENV, RUN.getParent(), Duration.ofMinutes(2));
     }
 
     /**

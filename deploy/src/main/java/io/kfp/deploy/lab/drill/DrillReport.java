@@ -63,6 +63,7 @@ final class DrillReport {
         table(result).forEach(out::println);
         out.println();
         out.println(verdict(result));
+        result.alerts().forEach(a -> out.println(a.sentence()));
         if (result.copy() != null) {
             out.println(verifyCommand() + ":");
             result.copy().print(out);
@@ -148,6 +149,12 @@ final class DrillReport {
         lines.add("## Verdict");
         lines.add("");
         lines.add(verdict(result));
+        if (!result.alerts().isEmpty()) {
+            lines.add("");
+            lines.add("## Alerts");
+            lines.add("");
+            result.alerts().forEach(a -> lines.add("- " + a.sentence()));
+        }
         if (result.copy() != null) {
             ByteArrayOutputStream summary = new ByteArrayOutputStream();
             try (PrintStream printed = new PrintStream(summary, true, StandardCharsets.UTF_8)) {
@@ -236,6 +243,12 @@ final class DrillReport {
                                         r.fault().label()
                                                 + ":"
                                                 + String.format(Locale.ROOT, "%.1f", r.seconds()))
-                        .collect(Collectors.joining(","));
+                        .collect(Collectors.joining(","))
+                + " alerts="
+                + (v.alerts().isEmpty()
+                        ? "unchecked"
+                        : v.alerts().stream()
+                                .map(AlertCheck::label)
+                                .collect(Collectors.joining(",")));
     }
 }

@@ -4,8 +4,9 @@ import io.kfp.ops.verify.CopyReport;
 import java.util.List;
 
 /**
- * What the observer saw while the faults happened, and what kfp verify finds in the topics
- * afterwards ({@code copy}, null when it could not check them).
+ * What the observer saw while the faults happened, what kfp verify finds in the topics afterwards
+ * ({@code copy}, null when it could not check them), and what Alertmanager showed during each store
+ * outage ({@code alerts}: none when monitoring does not run).
  */
 public record DrillResult(
         long produced,
@@ -18,7 +19,8 @@ public record DrillResult(
         long lsoBehindHighWatermark,
         long failedJobs,
         CopyReport copy,
-        List<Recovery> recoveries) {
+        List<Recovery> recoveries,
+        List<AlertCheck> alerts) {
 
     /**
      * Whether the output is exactly once: the observer's count and kfp verify's byte-for-byte check
@@ -36,5 +38,10 @@ public record DrillResult(
                 && copy != null
                 && copy.clean()
                 && copy.matched() == produced;
+    }
+
+    /** Exactly once, and every alert checked fired and was resolved: the drill's exit code 0. */
+    public boolean passed() {
+        return clean() && alerts.stream().allMatch(AlertCheck::ok);
     }
 }

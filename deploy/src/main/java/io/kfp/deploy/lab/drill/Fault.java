@@ -22,7 +22,10 @@ public enum Fault {
             "20 s network partition of the host of a TaskManager running the relay", true),
     PARTITION_LEADER_BROKER(
             "20 s network partition of the host of the broker leading most partitions", true),
-    S3_OUTAGE("the S3 store stopped for 30 s, then started again", true),
+    S3_OUTAGE(
+            "the S3 store stopped for 30 s (with monitoring, until the checkpoint alert fires),"
+                    + " then started again",
+            true),
     RESCALE_UP("stop with a savepoint, resume at parallelism 3"),
     RESCALE_DOWN("stop with a savepoint, resume at parallelism 1"),
     UPGRADE("kfp upgrade: state checked, a savepoint on the store, the built jar from it"),

@@ -7,7 +7,11 @@ import io.kfp.deploy.Topology;
 import io.kfp.deploy.cluster.FlinkCluster;
 import io.kfp.deploy.cluster.S3Store;
 import io.kfp.deploy.kafka.KafkaBroker;
+import io.kfp.deploy.monitoring.Alerts;
+import io.kfp.deploy.monitoring.Monitoring;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +25,16 @@ import org.apache.flink.api.common.JobID;
 final class FaultInjector {
     static final Duration PARTITION = Duration.ofSeconds(20);
     static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
+    static final Duration S3_OUTAGE = Duration.ofSeconds(30);
+
+    /**
+     * How long the store stays down at most while the drill waits for the checkpoint alert: 3
+     * checkpoint intervals, a scrape and a rule evaluation (5 s each) take 25 s; the rest is slack
+     * for two busy cores.
+     */
+    static final Duration ALERT_WITHIN = Duration.ofSeconds(90);
+
+    static final Duration ALERT_RESOLUTION = Duration.ofMinutes(2);
 
     private final KfpContext kfp;
     private final Topology topology;
@@ -29,6 +43,9 @@ final class FaultInjector {
     private final FaultTargets targets;
     private final FullStrength strength;
     private final DrillClock clock;
+
+    /** What Alertmanager showed during each store outage, when monitoring runs. */
+    private final List<AlertCheck> alertChecks = new ArrayList<>();
 
     /** Hosts cut off right now, healed by a shutdown hook should the drill be killed. */
     private final Set<Topology.Host> partitioned = ConcurrentHashMap.newKeySet();
@@ -116,12 +133,20 @@ final class FaultInjector {
                     throw new KfpException(
                             "the topology has no s3 host: drop s3-outage from --faults");
                 }
-                strike =
-                        () -> {
-                            store.stop();
-                            Processes.sleep(Duration.ofSeconds(30));
-                            store.start();
-                        };
+                Monitoring monitoring = new Monitoring(kfp.settings(), kfp.out(), kfp.err());
+                if (!monitoring.running()) {
+                    clock.say("  monitoring does not run: the checkpoint alert is not checked");
+                    strike = () -> storeOutage(store, null);
+                } else {
+                    Alerts alerts = new Alerts(monitoring.alertmanagerUrl());
+                    // An alert left from the last fault would say nothing about this one.
+                    clock.await(
+                            "no " + Alerts.CHECKPOINTS_STALLED + " for the relay before the outage",
+                            ALERT_RESOLUTION,
+                            () -> !relayAlerted(alerts));
+                    strike = () -> storeOutage(store, alerts);
+                    afterRecovery = () -> awaitResolution(alerts);
+                }
             }
             case RESCALE_UP, RESCALE_DOWN -> {
                 int to = fault == Fault.RESCALE_UP ? 3 : 1;
@@ -170,6 +195,73 @@ final class FaultInjector {
         // Starts what the fault killed; the next fault that needs it waits for it.
         afterRecovery.run();
         return new Recovery(fault, at, recovery, afterEnd);
+    }
+
+    /**
+     * Stops the store for {@link #S3_OUTAGE}; with {@code alerts}, for as long as the checkpoint
+     * alert takes to reach Alertmanager, at most {@link #ALERT_WITHIN}.
+     */
+    private void storeOutage(S3Store store, Alerts alerts) {
+        store.stop();
+        long stopped = System.nanoTime();
+        double fired = Double.NaN;
+        while (true) {
+            double down = (System.nanoTime() - stopped) / 1e9;
+            if (alerts != null && Double.isNaN(fired) && relayAlerted(alerts)) {
+                fired = down;
+                clock.say(
+                        String.format(
+                                Locale.ROOT,
+                                "  %s for the relay reached Alertmanager %.1f s after the store"
+                                        + " stopped",
+                                Alerts.CHECKPOINTS_STALLED,
+                                fired));
+            }
+            boolean outageOver = down >= S3_OUTAGE.toSeconds();
+            if (outageOver && (alerts == null || !Double.isNaN(fired))) {
+                break;
+            }
+            if (down >= ALERT_WITHIN.toSeconds()) {
+                clock.say(
+                        "  no "
+                                + Alerts.CHECKPOINTS_STALLED
+                                + " at Alertmanager "
+                                + ALERT_WITHIN.toSeconds()
+                                + " s into the outage");
+                break;
+            }
+            Processes.sleep(Duration.ofMillis(500));
+        }
+        store.start();
+        if (alerts != null) {
+            alertChecks.add(new AlertCheck(Alerts.CHECKPOINTS_STALLED, fired, Double.NaN));
+        }
+    }
+
+    /** Waits for the outage's alert to be resolved once output flows again. */
+    private void awaitResolution(Alerts alerts) {
+        AlertCheck check = alertChecks.remove(alertChecks.size() - 1);
+        long flowing = System.nanoTime();
+        double resolved = Double.NaN;
+        while ((System.nanoTime() - flowing) < ALERT_RESOLUTION.toNanos()) {
+            if (!relayAlerted(alerts)) {
+                resolved = (System.nanoTime() - flowing) / 1e9;
+                break;
+            }
+            Processes.sleep(Duration.ofMillis(500));
+        }
+        AlertCheck done = new AlertCheck(check.alert(), check.firedAfterSeconds(), resolved);
+        alertChecks.add(done);
+        clock.say("  " + done.sentence());
+    }
+
+    private static boolean relayAlerted(Alerts alerts) {
+        return alerts.firing(Alerts.CHECKPOINTS_STALLED, DrillRelay.JOB_NAME);
+    }
+
+    /** What Alertmanager showed during each store outage (none when monitoring does not run). */
+    List<AlertCheck> alertChecks() {
+        return List.copyOf(alertChecks);
     }
 
     private void partition(Topology.Host host) {

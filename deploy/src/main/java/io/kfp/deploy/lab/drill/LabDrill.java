@@ -290,6 +290,7 @@ public final class LabDrill {
                 lsoLag,
                 failed,
                 copy,
-                recoveries);
+                recoveries,
+                injector.alertChecks());
     }
 }

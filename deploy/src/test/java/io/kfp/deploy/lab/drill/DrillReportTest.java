@@ -48,7 +48,18 @@ class DrillReportTest {
 
     static DrillResult result(long duplicates, long missing, CopyReport copy) {
         return new DrillResult(
-                1000, 1000 - missing, duplicates, missing, 0, 0, 0, 0, 0, copy, RECOVERIES);
+                1000,
+                1000 - missing,
+                duplicates,
+                missing,
+                0,
+                0,
+                0,
+                0,
+                0,
+                copy,
+                RECOVERIES,
+                List.of());
     }
 
     @Test
@@ -125,14 +136,16 @@ class DrillReportTest {
                         "drill-result produced=1000 distinct=1000 duplicates=0 missing=0"
                                 + " misordered=0 strangers=0 ongoing=0 lsoLag=0 failedJobs=0"
                                 + " verified=1000 verifyClean=true"
-                                + " recoveries=kill-leader-broker:5.3,partition-taskmanager:21.0");
+                                + " recoveries=kill-leader-broker:5.3,partition-taskmanager:21.0"
+                                + " alerts=unchecked");
         String unverified = resultLine(result(2, 1, null));
         assertThat(unverified)
                 .isEqualTo(
                         "drill-result produced=1000 distinct=999 duplicates=2 missing=1"
                                 + " misordered=0 strangers=0 ongoing=0 lsoLag=0 failedJobs=0"
                                 + " verified=-1 verifyClean=false"
-                                + " recoveries=kill-leader-broker:5.3,partition-taskmanager:21.0");
+                                + " recoveries=kill-leader-broker:5.3,partition-taskmanager:21.0"
+                                + " alerts=unchecked");
         // Parsed as LabFaultMatrixTest parses it.
         Map<String, String> pairs = new LinkedHashMap<>();
         Arrays.stream(unverified.substring("drill-result ".length()).split(" "))
@@ -154,7 +167,53 @@ class DrillReportTest {
                         "failedJobs",
                         "verified",
                         "verifyClean",
-                        "recoveries");
+                        "recoveries",
+                        "alerts");
+    }
+
+    @Test
+    void theCheckpointAlertOfAStoreOutageIsReportedAndAMissedOneFailsTheDrill() throws Exception {
+        DrillResult exact = clean();
+        DrillResult alerted =
+                withAlerts(exact, new AlertCheck("KfpCheckpointsStalled", 21.34, 9.0));
+        assertThat(resultLine(alerted))
+                .endsWith(" alerts=KfpCheckpointsStalled:fired=21.3:resolved=9.0");
+        assertThat(alerted.passed()).isTrue();
+        Path file = dir.resolve("alerted.md");
+        report.write(alerted, ENDED, file);
+        assertThat(Files.readString(file))
+                .contains(
+                        "## Alerts\n\n- KfpCheckpointsStalled reached Alertmanager 21.3 s after the"
+                                + " store stopped and was resolved 9.0 s after output flowed"
+                                + " again");
+
+        DrillResult missed =
+                withAlerts(exact, new AlertCheck("KfpCheckpointsStalled", Double.NaN, Double.NaN));
+        assertThat(resultLine(missed)).endsWith(" alerts=KfpCheckpointsStalled:fired=-:resolved=-");
+        assertThat(missed.clean()).as("still exactly once").isTrue();
+        assertThat(missed.passed()).as("but the drill fails").isFalse();
+        assertThat(
+                        withAlerts(exact, new AlertCheck("KfpCheckpointsStalled", 20, Double.NaN))
+                                .passed())
+                .as("fired, never resolved")
+                .isFalse();
+        assertThat(exact.passed()).as("no monitoring: nothing to check").isTrue();
+    }
+
+    private static DrillResult withAlerts(DrillResult r, AlertCheck... alerts) {
+        return new DrillResult(
+                r.produced(),
+                r.distinct(),
+                r.duplicates(),
+                r.missing(),
+                r.misordered(),
+                r.strangers(),
+                r.ongoingTransactions(),
+                r.lsoBehindHighWatermark(),
+                r.failedJobs(),
+                r.copy(),
+                r.recoveries(),
+                List.of(alerts));
     }
 
     @Test
