@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -126,9 +128,54 @@ public final class Cases {
             case "sink-job" -> sinkJob(bootstrap, input, output, records, result, 2);
             case "sink-job-p1" -> sinkJob(bootstrap, input, output, records, result, 1);
             case "console-consumer" -> consoleConsumer(bootstrap, input, records, result);
+            default -> committingEvery(name, bootstrap, input + "," + live, output);
+        }
+    }
+
+    /**
+     * The exactly-once cases of the commit-interval matrix ({@link Harness#INTERVAL_CASES}): {@code
+     * relay-eos-INTERVAL[-p1][-pooling]}, {@code streams-eos-INTERVAL} and {@code
+     * txn-loop-INTERVAL[-2t]}, INTERVAL as {@code 100ms} or {@code 5s}.
+     */
+    static void committingEvery(String name, String bootstrap, String topics, String output)
+            throws Exception {
+        Matcher m = INTERVAL_CASE.matcher(name);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("unknown case " + name);
+        }
+        Duration every =
+                m.group(3).equals("ms")
+                        ? Duration.ofMillis(Long.parseLong(m.group(2)))
+                        : Duration.ofSeconds(Long.parseLong(m.group(2)));
+        String variant = m.group(4) == null ? "" : m.group(4);
+        List<String> inputs = List.of(topics.split(","));
+        switch (m.group(1)) {
+            case "relay-eos" -> {
+                int parallelism = variant.contains("-p1") ? 1 : 2;
+                List<String> more = new ArrayList<>();
+                if (variant.contains("-pooling")) {
+                    more.addAll(List.of("--sink.transaction-naming", "pooling"));
+                }
+                relay(
+                        bootstrap,
+                        topics,
+                        output,
+                        "exactly-once",
+                        every.toMillis() + " ms",
+                        parallelism,
+                        more.toArray(String[]::new));
+            }
+            case "streams-eos" ->
+                    streams(bootstrap, inputs, output, "exactly_once_v2", every.toMillis());
+            case "txn-loop" ->
+                    copyLoop(bootstrap, inputs, output, every, variant.contains("-2t") ? 2 : 1);
             default -> throw new IllegalArgumentException("unknown case " + name);
         }
     }
+
+    static final Pattern INTERVAL_CASE =
+            Pattern.compile(
+                    "(relay-eos|streams-eos|txn-loop)-(\\d+)(ms|s)((?:-p1|-2t)?(?:-pooling)?)");
 
     /** The producer settings of the calibration: acks=all, linger 5 ms, 64 KiB batches. */
     static Properties producerProps(String bootstrap) {

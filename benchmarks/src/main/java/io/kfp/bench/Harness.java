@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -93,6 +94,29 @@ public final class Harness {
                     new Case("sink-job", Kind.PRINT),
                     new Case("sink-job-p1", Kind.PRINT),
                     new Case("console-consumer", Kind.PRINT));
+
+    /** The commit intervals of the low-latency matrix. */
+    static final List<String> INTERVALS = List.of("100ms", "200ms", "500ms", "1s", "5s");
+
+    /**
+     * Exactly-once at each of {@link #INTERVALS}: the relay at parallelism 2 and 1, with
+     * incrementing and pooling transaction naming, Kafka Streams exactly_once_v2 and the
+     * transactional loops (one and two threads) committing as often ({@code --only} picks them).
+     */
+    static final List<Case> INTERVAL_CASES =
+            INTERVALS.stream()
+                    .flatMap(
+                            i ->
+                                    Stream.of(
+                                            "relay-eos-" + i,
+                                            "relay-eos-" + i + "-pooling",
+                                            "relay-eos-" + i + "-p1",
+                                            "relay-eos-" + i + "-p1-pooling",
+                                            "streams-eos-" + i,
+                                            "txn-loop-" + i,
+                                            "txn-loop-" + i + "-2t"))
+                    .map(name -> new Case(name, Kind.COPY))
+                    .toList();
 
     /**
      * 30,000,000 records (3 GB of values) by default: the exactly-once relay at 5 s checkpoints, at
@@ -205,6 +229,7 @@ public final class Harness {
         Integer latencyRounds = null;
         String bootstrap = null;
         List<Case> cases = CASES;
+        boolean partial = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> {
@@ -218,14 +243,19 @@ public final class Harness {
                 case "--jfr" -> jfr = true;
                 case "--only" -> {
                     List<String> names = List.of(args[++i].split(","));
-                    cases = CASES.stream().filter(c -> names.contains(c.name())).toList();
+                    List<Case> known =
+                            Stream.concat(CASES.stream(), INTERVAL_CASES.stream())
+                                    .distinct()
+                                    .toList();
+                    cases = known.stream().filter(c -> names.contains(c.name())).toList();
                     if (cases.size() != names.size()) {
                         throw new IllegalArgumentException(
                                 "--only "
                                         + args[i]
                                         + ": known cases are "
-                                        + CASES.stream().map(Case::name).toList());
+                                        + known.stream().map(Case::name).toList());
                     }
+                    partial = true;
                 }
                 default ->
                         throw new IllegalArgumentException(
@@ -254,7 +284,7 @@ public final class Harness {
             bootstrap = kafka.bootstrapServers();
         }
         try {
-            run(bootstrap, kafka, cases, records, rounds, withLatency);
+            run(bootstrap, kafka, cases, records, rounds, withLatency, partial);
         } finally {
             if (kafka != null) {
                 kafka.close();
@@ -268,13 +298,23 @@ public final class Harness {
             List<Case> cases,
             long records,
             int rounds,
-            int latencyRounds)
+            int latencyRounds,
+            boolean partial)
             throws Exception {
         long started = System.nanoTime();
         String input = "bench-in";
         createTopics(bootstrap, kafka, input);
         try {
-            runAll(started, bootstrap, kafka, input, cases, records, rounds, latencyRounds);
+            runAll(
+                    started,
+                    bootstrap,
+                    kafka,
+                    input,
+                    cases,
+                    records,
+                    rounds,
+                    latencyRounds,
+                    partial);
         } finally {
             // On a broker of one's own (--bootstrap) the next run creates the input again.
             try {
@@ -294,7 +334,8 @@ public final class Harness {
             List<Case> cases,
             long records,
             int rounds,
-            int latencyRounds)
+            int latencyRounds,
+            boolean partial)
             throws Exception {
         System.out.printf("producing %,d input records...%n", records);
         Cases.produce(bootstrap, input, records, 0);
@@ -343,7 +384,7 @@ public final class Harness {
             }
         }
         double minutes = (System.nanoTime() - started) / 60e9;
-        Report.write(runs, records, rounds, latencyRounds, minutes);
+        Report.write(runs, records, rounds, latencyRounds, minutes, partial);
     }
 
     static void createTopics(String bootstrap, EmbeddedKafka kafka, String... topics)

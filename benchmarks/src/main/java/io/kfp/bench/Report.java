@@ -32,15 +32,31 @@ final class Report {
         runs.forEach(r -> byCase.computeIfAbsent(r.name(), n -> new ArrayList<>()).add(r));
     }
 
-    static void write(List<Run> runs, long records, int rounds, int latencyRounds, double minutes)
+    /**
+     * Writes the results: a whole run's into benchmarks/results and the README, a {@code partial}
+     * one's ({@code --only}) into benchmarks/target/results only, so a few cases tried never
+     * replace the published figures.
+     */
+    static void write(
+            List<Run> runs,
+            long records,
+            int rounds,
+            int latencyRounds,
+            double minutes,
+            boolean partial)
             throws Exception {
-        Path dir = Path.of("benchmarks", "results");
+        Path dir =
+                partial
+                        ? Path.of("benchmarks", "target", "results")
+                        : Path.of("benchmarks", "results");
         Files.createDirectories(dir);
         Report report = new Report(runs);
         Files.writeString(dir.resolve("relay.csv"), csv(runs));
         String md = report.markdown(records, rounds, latencyRounds, minutes);
         Files.writeString(dir.resolve("relay.md"), md);
-        ReadmeSection.replace(Path.of("benchmarks", "README.md"), "relay-results", md);
+        if (!partial) {
+            ReadmeSection.replace(Path.of("benchmarks", "README.md"), "relay-results", md);
+        }
         report.chart(dir.resolve("relay.png").toFile());
         System.out.println();
         System.out.print(md);

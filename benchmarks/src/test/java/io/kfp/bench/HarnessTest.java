@@ -223,4 +223,18 @@ class HarnessTest {
             Harness.deleteTopics(bootstrap, "bench-in");
         }
     }
+
+    @Test
+    void everyCaseOfTheIntervalMatrixNamesAKnownSystemIntervalAndVariant() {
+        assertThat(Harness.INTERVAL_CASES).hasSize(Harness.INTERVALS.size() * 7);
+        assertThat(Harness.INTERVAL_CASES)
+                .allMatch(c -> Cases.INTERVAL_CASE.matcher(c.name()).matches());
+        assertThat(Harness.INTERVAL_CASES.stream().map(Harness.Case::name))
+                .contains("relay-eos-100ms", "relay-eos-200ms-p1-pooling", "streams-eos-5s")
+                .doesNotHaveDuplicates();
+        assertThatThrownBy(() -> Cases.committingEvery("relay-eos-100", "b", "in", "out"))
+                .hasMessageContaining("unknown case relay-eos-100");
+        assertThatThrownBy(() -> Cases.committingEvery("relay-alo-1s-x", "b", "in", "out"))
+                .hasMessageContaining("unknown case");
+    }
 }
