@@ -47,6 +47,9 @@ final class FaultInjector {
     /** What Alertmanager showed during each store outage, when monitoring runs. */
     private final List<AlertCheck> alertChecks = new ArrayList<>();
 
+    /** Seconds into the last store outage until its alert fired; NaN if it did not. */
+    private double outageAlertFired = Double.NaN;
+
     /** Hosts cut off right now, healed by a shutdown hook should the drill be killed. */
     private final Set<Topology.Host> partitioned = ConcurrentHashMap.newKeySet();
 
@@ -233,14 +236,11 @@ final class FaultInjector {
             Processes.sleep(Duration.ofMillis(500));
         }
         store.start();
-        if (alerts != null) {
-            alertChecks.add(new AlertCheck(Alerts.CHECKPOINTS_STALLED, fired, Double.NaN));
-        }
+        outageAlertFired = fired;
     }
 
     /** Waits for the outage's alert to be resolved once output flows again. */
     private void awaitResolution(Alerts alerts) {
-        AlertCheck check = alertChecks.remove(alertChecks.size() - 1);
         long flowing = System.nanoTime();
         double resolved = Double.NaN;
         while ((System.nanoTime() - flowing) < ALERT_RESOLUTION.toNanos()) {
@@ -250,7 +250,7 @@ final class FaultInjector {
             }
             Processes.sleep(Duration.ofMillis(500));
         }
-        AlertCheck done = new AlertCheck(check.alert(), check.firedAfterSeconds(), resolved);
+        AlertCheck done = new AlertCheck(Alerts.CHECKPOINTS_STALLED, outageAlertFired, resolved);
         alertChecks.add(done);
         clock.say("  " + done.sentence());
     }
