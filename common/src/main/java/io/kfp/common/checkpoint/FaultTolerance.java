@@ -39,7 +39,7 @@ public final class FaultTolerance {
                 config.get(CheckpointOptions.MODE));
         flink.set(
                 CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS,
-                config.get(CheckpointOptions.MIN_PAUSE));
+                CheckpointOptions.minPause(config));
         flink.set(
                 CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.get(CheckpointOptions.TIMEOUT));
         flink.set(

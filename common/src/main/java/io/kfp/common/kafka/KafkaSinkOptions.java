@@ -239,7 +239,7 @@ public final class KafkaSinkOptions implements OptionGroup {
             TransactionTimeout.checkAgainstCheckpointing(
                             config.get(TRANSACTION_TIMEOUT),
                             config.get(CheckpointOptions.INTERVAL),
-                            config.get(CheckpointOptions.MIN_PAUSE),
+                            CheckpointOptions.minPause(config),
                             config.get(CheckpointOptions.TIMEOUT),
                             config.get(CheckpointOptions.TOLERABLE_FAILURES))
                     .ifPresent(

@@ -50,6 +50,20 @@ class FaultToleranceTest {
     }
 
     @Test
+    void theMinPauseIsATenthOfTheIntervalAtMost500MsUnlessSet() {
+        assertThat(flink("--checkpoint.interval", "100 ms"))
+                .containsEntry("execution.checkpointing.min-pause", "10 ms");
+        assertThat(flink("--checkpoint.interval", "1 s"))
+                .containsEntry("execution.checkpointing.min-pause", "100 ms");
+        assertThat(flink("--checkpoint.interval", "10 s"))
+                .containsEntry("execution.checkpointing.min-pause", "500 ms");
+        assertThat(flink("--checkpoint.interval", "100 ms", "--checkpoint.min-pause", "2 s"))
+                .containsEntry("execution.checkpointing.min-pause", "2 s");
+        assertThat(flink("--checkpoint.interval", "100 ms", "--checkpoint.min-pause", "0 ms"))
+                .containsEntry("execution.checkpointing.min-pause", "0 ms");
+    }
+
+    @Test
     void aFailureAfterTheResetTimeIsANewIncident() {
         assertThat(flink("--restart.reset-after", "30 s"))
                 .containsEntry(
