@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -22,11 +21,14 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.CommonTestUtils;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -95,13 +97,18 @@ class RestoreCheckTest {
         return spec(counting("counter", "sink", 0)).configuration(all.toArray(String[]::new));
     }
 
-    @BeforeAll
-    static void takeASavepoint() throws Exception {
-        JobClient job = StreamEnvironments.executeAsync(config(), counting("counter", "sink", 0));
-        while (job.getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING) {
-            Thread.sleep(100);
+    /**
+     * Taken once, before the first test: the shared cluster becomes the jobs' environment only
+     * around each test, so a {@code @BeforeAll} job would run on a local cluster of its own.
+     */
+    @BeforeEach
+    void takeASavepointOnce(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        if (savepoint != null) {
+            return;
         }
-        Thread.sleep(1_000);
+        JobClient job = StreamEnvironments.executeAsync(config(), counting("counter", "sink", 0));
+        // A RUNNING job may still be deploying its tasks, and a savepoint then aborts.
+        CommonTestUtils.waitForAllTaskRunning(cluster, job.getJobID(), false);
         savepoint =
                 job.stopWithSavepoint(
                                 false,
