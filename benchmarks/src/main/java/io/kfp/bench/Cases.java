@@ -152,10 +152,11 @@ public final class Cases {
         switch (m.group(1)) {
             case "relay-eos" -> {
                 int parallelism = variant.contains("-p1") ? 1 : 2;
-                List<String> more = new ArrayList<>();
-                if (variant.contains("-pooling")) {
-                    more.addAll(List.of("--sink.transaction-naming", "pooling"));
-                }
+                // Named either way, so the case means the same whichever naming is the default.
+                List<String> more =
+                        List.of(
+                                "--sink.transaction-naming",
+                                variant.contains("-pooling") ? "pooling" : "incrementing");
                 relay(
                         bootstrap,
                         topics,

@@ -69,7 +69,13 @@ public final class Harness {
      * The committed output (offsets below the last stable offsets, summed) at a moment, with the
      * case's CPU seconds then and the parts of them its kinds of thread used ({@link ThreadCpu}).
      */
-    record Sample(long nanos, long committed, double cpu, double[] threads) {}
+    record Sample(long nanos, long committed, double cpu, double[] threads, long[] requests) {
+
+        /** A sample without the broker's request counts (a broker not in this JVM). */
+        Sample(long nanos, long committed, double cpu, double[] threads) {
+            this(nanos, committed, cpu, threads, null);
+        }
+    }
 
     static final List<Case> CASES =
             List.of(
@@ -128,6 +134,13 @@ public final class Harness {
     static final long DEFAULT_RECORDS = 30_000_000;
 
     /**
+     * 20,000,000 records for the interval matrix ({@code benchmarks/run intervals}): the 5 s relay,
+     * at about 1,000,000 records/s, takes 20 s for them, so its middle holds three commits; the
+     * slowest 100 ms case (Streams, about 400,000 records/s) takes under a minute.
+     */
+    static final long INTERVAL_RECORDS = 20_000_000;
+
+    /**
      * Where the middle of a run, over which its steady rate is taken, begins and ends: shares of
      * RECORDS.
      */
@@ -172,6 +185,8 @@ public final class Harness {
      * @param firstVisible seconds from launch to the first output record visible to read_committed
      * @param latency [p50, p99, max] ms from record timestamp to visible in the latency phase, or
      *     null
+     * @param middleRequests the broker's transactional requests per second over the same middle, by
+     *     {@link BrokerRequests#COUNTED} index (NaN with a broker not in this JVM, or no middle)
      */
     record Run(
             String name,
@@ -189,7 +204,18 @@ public final class Harness {
             long peakRssMb,
             double firstWrite,
             double firstVisible,
-            double[] latency) {
+            double[] latency,
+            double[] middleRequests) {
+
+        /** Transactions committed (or aborted) per second on the broker over the middle. */
+        double middleTransactions() {
+            return middleRequests[BrokerRequests.END_TXN];
+        }
+
+        /** All transactional requests per second on the broker over the middle. */
+        double middleTransactionalRequests() {
+            return Arrays.stream(middleRequests).sum();
+        }
 
         /** The part of the steady CPU per million records the JIT compiler threads used. */
         double middleJitCpu() {
@@ -230,7 +256,13 @@ public final class Harness {
         String bootstrap = null;
         List<Case> cases = CASES;
         boolean partial = false;
-        for (int i = 0; i < args.length; i++) {
+        boolean intervals = args.length > 0 && args[0].equals("--intervals");
+        if (intervals) {
+            records = INTERVAL_RECORDS;
+            rounds = 1;
+            cases = INTERVAL_CASES;
+        }
+        for (int i = intervals ? 1 : 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> {
                     records = 10_000_000;
@@ -261,7 +293,7 @@ public final class Harness {
                         throw new IllegalArgumentException(
                                 "unknown argument "
                                         + args[i]
-                                        + "; usage: benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...] [--jfr]");
+                                        + "; usage: benchmarks/run relay|intervals [--quick] [--records N] [--rounds N] [--latency-rounds N] [--bootstrap H:P] [--only CASE,...] [--jfr]");
             }
         }
         // One latency phase per case (60,000 timed records) is plenty for p50/p99/max and keeps the
@@ -284,7 +316,7 @@ public final class Harness {
             bootstrap = kafka.bootstrapServers();
         }
         try {
-            run(bootstrap, kafka, cases, records, rounds, withLatency, partial);
+            run(bootstrap, kafka, cases, records, rounds, withLatency, partial, intervals);
         } finally {
             if (kafka != null) {
                 kafka.close();
@@ -299,7 +331,8 @@ public final class Harness {
             long records,
             int rounds,
             int latencyRounds,
-            boolean partial)
+            boolean partial,
+            boolean intervals)
             throws Exception {
         long started = System.nanoTime();
         String input = "bench-in";
@@ -314,7 +347,8 @@ public final class Harness {
                     records,
                     rounds,
                     latencyRounds,
-                    partial);
+                    partial,
+                    intervals);
         } finally {
             // On a broker of one's own (--bootstrap) the next run creates the input again.
             try {
@@ -335,7 +369,8 @@ public final class Harness {
             long records,
             int rounds,
             int latencyRounds,
-            boolean partial)
+            boolean partial,
+            boolean intervals)
             throws Exception {
         System.out.printf("producing %,d input records...%n", records);
         Cases.produce(bootstrap, input, records, 0);
@@ -384,7 +419,11 @@ public final class Harness {
             }
         }
         double minutes = (System.nanoTime() - started) / 60e9;
-        Report.write(runs, records, rounds, latencyRounds, minutes, partial);
+        if (intervals) {
+            IntervalReport.write(runs, records, rounds, latencyRounds, minutes, partial);
+        } else {
+            Report.write(runs, records, rounds, latencyRounds, minutes, partial);
+        }
     }
 
     static void createTopics(String bootstrap, EmbeddedKafka kafka, String... topics)
@@ -589,7 +628,13 @@ public final class Harness {
                         if (commits.isEmpty()
                                 ? committed > 0
                                 : committed != commits.get(commits.size() - 1).committed()) {
-                            commits.add(new Sample(System.nanoTime(), committed, cpu, threads));
+                            commits.add(
+                                    new Sample(
+                                            System.nanoTime(),
+                                            committed,
+                                            cpu,
+                                            threads,
+                                            BrokerRequests.counts(kafka != null)));
                         }
                     }
                     if (done == 0 && observer.backlogDoneNanos() != 0) {
@@ -694,7 +739,8 @@ public final class Harness {
                     rssKb / 1024,
                     (firstWrite - launched) / 1e9,
                     (observer.firstVisibleNanos() - launched) / 1e9,
-                    observer.latencyMillis());
+                    observer.latencyMillis(),
+                    middle.requests());
         } finally {
             try {
                 if (process != null) {
@@ -793,7 +839,8 @@ public final class Harness {
                 rssKb / 1024,
                 firstSeconds,
                 firstSeconds,
-                null);
+                null,
+                BrokerRequests.none());
     }
 
     /**
@@ -833,15 +880,15 @@ public final class Harness {
 
     /**
      * The steady state over the middle of a run: records/s, client CPU s per million records, and
-     * the parts of that CPU each {@link ThreadCpu.Group} used, by ordinal; all NaN when there is no
-     * middle.
+     * the parts of that CPU each {@link ThreadCpu.Group} used, by ordinal, and the broker's
+     * transactional requests per second ({@link BrokerRequests}); all NaN when there is no middle.
      */
-    record Middle(double rate, double cpu, double[] threads) {
+    record Middle(double rate, double cpu, double[] threads, double[] requests) {
         /** No middle: a run too short for its commit interval, or window-count. */
         static Middle none() {
             double[] threads = ThreadCpu.none();
             Arrays.fill(threads, Double.NaN);
-            return new Middle(Double.NaN, Double.NaN, threads);
+            return new Middle(Double.NaN, Double.NaN, threads, BrokerRequests.none());
         }
     }
 
@@ -871,10 +918,12 @@ public final class Harness {
         for (int i = 0; i < threads.length; i++) {
             threads[i] = (to.threads()[i] - from.threads()[i]) / millions;
         }
+        double seconds = (to.nanos() - from.nanos()) / 1e9;
         return new Middle(
-                millions * 1e6 / ((to.nanos() - from.nanos()) / 1e9),
+                millions * 1e6 / seconds,
                 (to.cpu() - from.cpu()) / millions,
-                threads);
+                threads,
+                BrokerRequests.perSecond(from.requests(), to.requests(), seconds));
     }
 
     /**

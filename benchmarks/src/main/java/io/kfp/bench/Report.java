@@ -28,15 +28,16 @@ final class Report {
 
     private final Map<String, List<Run>> byCase = new LinkedHashMap<>();
 
-    private Report(List<Run> runs) {
+    Report(List<Run> runs) {
         runs.forEach(r -> byCase.computeIfAbsent(r.name(), n -> new ArrayList<>()).add(r));
     }
 
-    /**
-     * Writes the results: a whole run's into benchmarks/results and the README, a {@code partial}
-     * one's ({@code --only}) into benchmarks/target/results only, so a few cases tried never
-     * replace the published figures.
-     */
+    /** The cases that ran, in the order they first ran. */
+    List<String> cases() {
+        return List.copyOf(byCase.keySet());
+    }
+
+    /** Writes the relay run's results ({@link #publish}). */
     static void write(
             List<Run> runs,
             long records,
@@ -45,19 +46,39 @@ final class Report {
             double minutes,
             boolean partial)
             throws Exception {
+        Report report = new Report(runs);
+        publish(
+                "relay",
+                runs,
+                report.markdown(records, rounds, latencyRounds, minutes),
+                report::chart,
+                partial);
+    }
+
+    /** Draws a run's chart into a file. */
+    interface Chart {
+        void draw(File file) throws Exception;
+    }
+
+    /**
+     * Writes NAME.csv (every run), NAME.md and NAME.png: a whole run's into benchmarks/results and
+     * NAME.md also into the README's NAME-results section, a {@code partial} one's ({@code --only})
+     * into benchmarks/target/results only, so a few cases tried never replace the published
+     * figures.
+     */
+    static void publish(String name, List<Run> runs, String md, Chart chart, boolean partial)
+            throws Exception {
         Path dir =
                 partial
                         ? Path.of("benchmarks", "target", "results")
                         : Path.of("benchmarks", "results");
         Files.createDirectories(dir);
-        Report report = new Report(runs);
-        Files.writeString(dir.resolve("relay.csv"), csv(runs));
-        String md = report.markdown(records, rounds, latencyRounds, minutes);
-        Files.writeString(dir.resolve("relay.md"), md);
+        Files.writeString(dir.resolve(name + ".csv"), csv(runs));
+        Files.writeString(dir.resolve(name + ".md"), md);
         if (!partial) {
-            ReadmeSection.replace(Path.of("benchmarks", "README.md"), "relay-results", md);
+            ReadmeSection.replace(Path.of("benchmarks", "README.md"), name + "-results", md);
         }
-        report.chart(dir.resolve("relay.png").toFile());
+        chart.draw(dir.resolve(name + ".png").toFile());
         System.out.println();
         System.out.print(md);
     }
@@ -74,7 +95,9 @@ final class Report {
         csv.append(
                 "records_per_s,written_records_per_s,launch_to_done_records_per_s,client_cpu_s_per_million,"
                         + "client_cpu_s_per_million_with_start,broker_cpu_s,peak_rss_mb,launch_to_first_write_s,launch_to_first_visible_s,"
-                        + "latency_p50_ms,latency_p99_ms,latency_max_ms\n");
+                        + "latency_p50_ms,latency_p99_ms,latency_max_ms,"
+                        + "steady_broker_end_txn_per_s,steady_broker_init_producer_id_per_s,"
+                        + "steady_broker_txn_requests_per_s\n");
         for (Run r : runs) {
             StringBuilder threads = new StringBuilder();
             for (double part : r.middleThreadCpu()) {
@@ -83,7 +106,7 @@ final class Report {
             csv.append(
                     String.format(
                             Locale.ROOT,
-                            "%s,%d,%.0f,%.3f,%s%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s%n",
+                            "%s,%d,%.0f,%.3f,%s%.0f,%.0f,%.0f,%.3f,%.3f,%.2f,%d,%.2f,%.2f,%s,%s%n",
                             r.name(),
                             r.round(),
                             r.middleRate(),
@@ -105,7 +128,15 @@ final class Report {
                                             "%.0f,%.0f,%.0f",
                                             r.latency()[0],
                                             r.latency()[1],
-                                            r.latency()[2])));
+                                            r.latency()[2]),
+                            Double.isNaN(r.middleTransactions())
+                                    ? ",,"
+                                    : String.format(
+                                            Locale.ROOT,
+                                            "%.1f,%.1f,%.1f",
+                                            r.middleTransactions(),
+                                            r.middleRequests()[BrokerRequests.INIT_PRODUCER_ID],
+                                            r.middleTransactionalRequests())));
         }
         return csv.toString();
     }
@@ -115,12 +146,12 @@ final class Report {
     }
 
     /** Median of a case's field over its runs, NaN if the case did not run. */
-    private double median(String name, ToDoubleFunction<Run> field) {
+    double median(String name, ToDoubleFunction<Run> field) {
         List<Double> sorted = values(name, field).stream().sorted().toList();
         return sorted.isEmpty() ? Double.NaN : sorted.get(sorted.size() / 2);
     }
 
-    private String spread(String name, ToDoubleFunction<Run> field, String format) {
+    String spread(String name, ToDoubleFunction<Run> field, String format) {
         List<Double> v = values(name, field);
         return String.format(
                 Locale.ROOT,
@@ -131,7 +162,7 @@ final class Report {
     }
 
     /** [median p50, median p99, max max] over the runs with a latency phase, or null. */
-    private double[] latency(String name) {
+    double[] latency(String name) {
         List<double[]> l =
                 byCase.getOrDefault(name, List.of()).stream()
                         .map(Run::latency)

@@ -127,7 +127,8 @@ class HarnessTest {
                         1,
                         1,
                         1,
-                        null);
+                        null,
+                        new double[] {10, 1, 2, 0, 0});
         assertThat(run.middleRestCpu()).isCloseTo(2.0 - 1.0, within(1e-9));
         // every CSV row has the header's columns
         String[] csv = Report.csv(List.of(run)).split("\n");
@@ -193,7 +194,23 @@ class HarnessTest {
         parts[ThreadCpu.Group.CLIENT_IO.ordinal()] = 0.3;
         Harness.Run run =
                 new Harness.Run(
-                        "x", Harness.Kind.COPY, 1, 1, 1.0, parts, 1, 1, 1, 1, 1, 1, 1, 1, 1, null);
+                        "x",
+                        Harness.Kind.COPY,
+                        1,
+                        1,
+                        1.0,
+                        parts,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        null,
+                        BrokerRequests.none());
 
         assertThat(run.middleJitCpu()).isEqualTo(0.1);
         assertThat(run.middleCpuWithoutJit()).isCloseTo(0.9, within(1e-9));
