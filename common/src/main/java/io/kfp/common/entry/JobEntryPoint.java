@@ -11,7 +11,9 @@ import io.kfp.common.config.OptionsHelp;
 import io.kfp.common.config.RawConfig;
 import io.kfp.common.config.SecretRedaction;
 import io.kfp.common.kafka.KafkaClientOptions;
+import io.kfp.common.kafka.KafkaSinkOptions;
 import io.kfp.common.kafka.RestoreAgeCheck;
+import io.kfp.common.kafka.TransactionalIdGrowth;
 import io.kfp.common.preflight.AdminBrokerView;
 import io.kfp.common.preflight.BrokerPreflight;
 import io.kfp.common.preflight.PreflightOptions;
@@ -145,6 +147,9 @@ public final class JobEntryPoint {
                 describeEffective(loaded.raw(), spec.groups(), spec.defaults(), config));
 
         RestoreAgeCheck.warning(config).ifPresent(warning -> warn(spec, warning));
+        if (spec.groups().contains(KafkaSinkOptions.GROUP)) {
+            TransactionalIdGrowth.warning(config).ifPresent(warning -> warn(spec, warning));
+        }
         if (config.get(PreflightOptions.SKIP)) {
             LOG.warn(
                     "Preflight skipped (preflight.skip=true): broker reachability, topics and the"

@@ -214,6 +214,25 @@ class JobEntryPointTest {
     }
 
     @Test
+    void aJobLeavingMillionsOfTransactionalIdsIsWarnedOfAndRuns() {
+        assertThat(
+                        run(
+                                "--sink.topic",
+                                "out",
+                                "--checkpoint.interval",
+                                "100 ms",
+                                "--job.parallelism",
+                                "2"))
+                .isZero();
+        assertThat(runs).hasValue(1);
+        assertThat(stderr())
+                .startsWith(
+                        "relay-job: warning: sink.transaction-naming incrementing with"
+                                + " checkpoint.interval 100 ms:")
+                .containsOnlyOnce("warning");
+    }
+
+    @Test
     void printAclsPrintsTheKafkaAclsLinesAndRunsNothing() {
         brokerTopics = Set.of();
         int code =
