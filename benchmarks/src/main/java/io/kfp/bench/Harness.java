@@ -149,6 +149,16 @@ public final class Harness {
     static final double MIDDLE_TO = 0.9;
     static final int LIVE_RATE = 10_000;
     static final int LIVE_SECONDS = 6;
+
+    /**
+     * The interval matrix's latency phase: 20 s, so its p99 (the slowest 1% of 200,000 records, 200
+     * ms of the phase) spans more than one 100 ms commit, not a single slow one.
+     */
+    static final int INTERVAL_LIVE_SECONDS = 20;
+
+    /** The latency phase of this run, in seconds. */
+    static int liveSeconds = LIVE_SECONDS;
+
     static final long CLK_TCK = 100;
     static final long RUN_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
     static boolean jfr;
@@ -261,6 +271,7 @@ public final class Harness {
             records = INTERVAL_RECORDS;
             rounds = 1;
             cases = INTERVAL_CASES;
+            liveSeconds = INTERVAL_LIVE_SECONDS;
         }
         for (int i = intervals ? 1 : 0; i < args.length; i++) {
             switch (args[i]) {
@@ -481,7 +492,7 @@ public final class Harness {
         // Copying cases get their latency phase from this JVM; producing cases run it themselves.
         long liveRecords =
                 c.kind() != Kind.WINDOW && c.kind() != Kind.PRINT && withLatency
-                        ? (long) LIVE_RATE * LIVE_SECONDS
+                        ? (long) LIVE_RATE * liveSeconds
                         : 0;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // A fixed set of compiler threads: a dynamic one may end a thread with CPU used since its

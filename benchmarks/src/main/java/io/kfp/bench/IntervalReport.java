@@ -40,6 +40,19 @@ final class IntervalReport {
     /** How much higher the 5 s p99 may be than the published relay run's: its latency noise. */
     static final double P99_NOISE = 1.02;
 
+    /**
+     * How much lower the 5 s relay's rate against its baseline in the same run may be than in the
+     * published relay run: one round's noise in a ratio of two cases.
+     */
+    static final double RATIO_NOISE = 0.9;
+
+    /**
+     * The 5 s relay's baseline: the two-thread transactional loop at the same interval. Machines
+     * and days differ in speed, so the 5 s relay is compared with the published run as a ratio to
+     * it, measured in each run.
+     */
+    static final String BASELINE_5S = "txn-loop-5s-2t";
+
     private final Report stats;
     private final List<String> names;
 
@@ -71,7 +84,7 @@ final class IntervalReport {
     }
 
     /** The relay-eos-5s figures of the published relay run (relay.csv), the 5 s baseline. */
-    record Published(double minRate, double medianRate, double p99) {
+    record Published(double medianRate, double baselineRate, double p99) {
 
         static final Published NONE = new Published(Double.NaN, Double.NaN, Double.NaN);
 
@@ -82,33 +95,34 @@ final class IntervalReport {
             return of(Files.readAllLines(csv));
         }
 
-        /** From relay.csv's lines, columns found by their header names. */
+        /** From relay.csv's lines, columns found by their header names: medians per case. */
         static Published of(List<String> lines) {
             List<String> header = List.of(lines.get(0).split(",", -1));
             int name = header.indexOf("case");
             int rate = header.indexOf("steady_records_per_s");
             int p99 = header.indexOf("latency_p99_ms");
-            List<Double> rates = new ArrayList<>();
+            Map<String, List<Double>> rates = new LinkedHashMap<>();
             List<Double> p99s = new ArrayList<>();
             for (String line : lines.subList(1, lines.size())) {
                 String[] f = line.split(",", -1);
-                if (f.length == header.size() && f[name].equals("relay-eos-5s")) {
-                    rates.add(Double.parseDouble(f[rate]));
-                    if (!f[p99].isEmpty()) {
-                        p99s.add(Double.parseDouble(f[p99]));
-                    }
+                if (f.length != header.size()) {
+                    continue;
+                }
+                rates.computeIfAbsent(f[name], n -> new ArrayList<>())
+                        .add(Double.parseDouble(f[rate]));
+                if (f[name].equals("relay-eos-5s") && !f[p99].isEmpty()) {
+                    p99s.add(Double.parseDouble(f[p99]));
                 }
             }
-            if (rates.isEmpty()) {
-                return NONE;
-            }
-            List<Double> sorted = rates.stream().sorted().toList();
             return new Published(
-                    sorted.get(0),
-                    sorted.get(sorted.size() / 2),
-                    p99s.isEmpty()
-                            ? Double.NaN
-                            : p99s.stream().sorted().toList().get(p99s.size() / 2));
+                    median(rates.getOrDefault("relay-eos-5s", List.of())),
+                    median(rates.getOrDefault(BASELINE_5S, List.of())),
+                    median(p99s));
+        }
+
+        private static double median(List<Double> values) {
+            List<Double> sorted = values.stream().sorted().toList();
+            return sorted.isEmpty() ? Double.NaN : sorted.get(sorted.size() / 2);
         }
     }
 
@@ -162,11 +176,13 @@ final class IntervalReport {
                                         + " broker's own request counts over the same middle, per second: EndTxn is"
                                         + " one per transaction ended, InitProducerId one per transactional producer"
                                         + " initialised, transactional requests add AddPartitionsToTxn,"
-                                        + " AddOffsetsToTxn and TxnOffsetCommit. Latency: 10,000 records/s for 6 s"
+                                        + " AddOffsetsToTxn and TxnOffsetCommit. Latency: %,d records/s for %d s"
                                         + " after the backlog, record timestamp -> visible to read_committed (%d"
                                         + " round(s)). The whole run took %.1f min.%n%n",
                                 records,
                                 rounds,
+                                Harness.LIVE_RATE,
+                                Harness.liveSeconds,
                                 latencyRounds,
                                 minutes));
         md.append(
@@ -267,20 +283,26 @@ final class IntervalReport {
                 stats.median(slow, Run::middleRate),
                 RATE_AT_100MS,
                 true);
-        double rate = stats.median(slow, Run::middleRate);
-        if (!Double.isNaN(rate) && !Double.isNaN(published.minRate())) {
+        double ratio =
+                stats.median(slow, Run::middleRate) / stats.median(BASELINE_5S, Run::middleRate);
+        double publishedRatio = published.medianRate() / published.baselineRate();
+        if (!Double.isNaN(ratio) && !Double.isNaN(publishedRatio)) {
             md.append(
                     String.format(
                             Locale.ROOT,
-                            "| %s steady rate no worse than the published relay run's (relay.md:"
-                                    + " median %,.0f, its rounds' minimum the noise bound) | %,.0f vs %,.0f:"
-                                    + " %.2fx | %s |%n",
+                            "| %s steady rate no worse than in the published relay run, as a ratio"
+                                    + " to %s in each run (within %.0f%%) | %.2fx here (%,.0f vs"
+                                    + " %,.0f) vs %.2fx in relay.md (%,.0f vs %,.0f) | %s |%n",
                             slow,
+                            BASELINE_5S,
+                            (1 - RATIO_NOISE) * 100,
+                            ratio,
+                            stats.median(slow, Run::middleRate),
+                            stats.median(BASELINE_5S, Run::middleRate),
+                            publishedRatio,
                             published.medianRate(),
-                            rate,
-                            published.minRate(),
-                            rate / published.minRate(),
-                            rate >= published.minRate() ? "met" : "MISSED"));
+                            published.baselineRate(),
+                            ratio >= publishedRatio * RATIO_NOISE ? "met" : "MISSED"));
         }
         double slowP99 = p99(slow);
         if (!Double.isNaN(slowP99) && !Double.isNaN(published.p99())) {
