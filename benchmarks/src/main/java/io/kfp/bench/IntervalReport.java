@@ -115,14 +115,9 @@ final class IntervalReport {
                 }
             }
             return new Published(
-                    median(rates.getOrDefault("relay-eos-5s", List.of())),
-                    median(rates.getOrDefault(BASELINE_5S, List.of())),
-                    median(p99s));
-        }
-
-        private static double median(List<Double> values) {
-            List<Double> sorted = values.stream().sorted().toList();
-            return sorted.isEmpty() ? Double.NaN : sorted.get(sorted.size() / 2);
+                    Report.median(rates.getOrDefault("relay-eos-5s", List.of())),
+                    Report.median(rates.getOrDefault(BASELINE_5S, List.of())),
+                    Report.median(p99s));
         }
     }
 

@@ -147,7 +147,12 @@ final class Report {
 
     /** Median of a case's field over its runs, NaN if the case did not run. */
     double median(String name, ToDoubleFunction<Run> field) {
-        List<Double> sorted = values(name, field).stream().sorted().toList();
+        return median(values(name, field));
+    }
+
+    /** The middle value (the upper one of an even count), NaN for none. */
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
         return sorted.isEmpty() ? Double.NaN : sorted.get(sorted.size() / 2);
     }
 
