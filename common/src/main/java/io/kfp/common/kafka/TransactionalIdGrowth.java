@@ -15,8 +15,8 @@ import org.apache.flink.util.TimeUtils;
  * leaves on the brokers. It begins a new id per sink subtask at every checkpoint, and a broker's
  * transaction coordinator keeps each one in memory until {@code transactional.id.expiration.ms} (7
  * days unless the brokers set it) after its last use: at short checkpoint intervals that is
- * millions of ids, enough to exhaust a broker's heap (FLINK-34554, the reason the connector has
- * {@code pooling}).
+ * millions of ids on the heap (brokers have run out of memory so: FLINK-34554, the reason the
+ * connector has {@code pooling}).
  */
 public final class TransactionalIdGrowth {
 
@@ -48,11 +48,11 @@ public final class TransactionalIdGrowth {
         }
         Duration interval = config.get(CheckpointOptions.INTERVAL);
         Optional<Integer> parallelism = config.getOptional(JobOptions.PARALLELISM);
-        long ids = idsKept(interval, parallelism.orElse(1));
+        int subtasks = parallelism.orElse(1);
+        long ids = idsKept(interval, subtasks);
         if (ids <= LIMIT) {
             return Optional.empty();
         }
-        int subtasks = parallelism.orElse(1);
         double perSecond = subtasks * 1000.0 / interval.toMillis();
         // the shortest interval that keeps the count at LIMIT or below
         Duration atLeast =
@@ -64,8 +64,9 @@ public final class TransactionalIdGrowth {
                                 + " sink subtask at every checkpoint (%,.0f a second%s), and the"
                                 + " brokers keep each in"
                                 + " memory for transactional.id.expiration.ms (7 days unless they"
-                                + " set it): %,d ids from this job, enough to exhaust a broker's"
-                                + " heap (FLINK-34554). Use %s pooling (a few ids per subtask,"
+                                + " set it): %,d ids from this job, in the transaction"
+                                + " coordinators' heap (brokers have run out of memory so:"
+                                + " FLINK-34554). Use %s pooling (a few ids per subtask,"
                                 + " reused; see the relay-job README for its caveats), a %s of %s"
                                 + " or more, or a shorter transactional.id.expiration.ms on the"
                                 + " brokers.",
