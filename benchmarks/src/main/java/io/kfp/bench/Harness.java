@@ -3,6 +3,7 @@ package io.kfp.bench;
 import com.sun.management.OperatingSystemMXBean;
 import io.kfp.testkit.EmbeddedKafka;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -36,9 +37,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the case is launched; the backlog (RECORDS pre-produced records, or RECORDS records the case
  * produces itself) is through when all of it is visible to the observer. Then the latency phase:
  * {@value #LIVE_RATE} records/s for {@value #LIVE_SECONDS} s, each timed from its timestamp until
- * visible; copying cases get them in the run's own live topic from this JVM, producing cases
- * produce (or are fed) them themselves after their backlog. Then the case is stopped. Printing
- * cases (sink-job, console-consumer) check and count their own stdout and report.
+ * visible; copying cases get them in the run's own live topic from this JVM (after {@link
+ * #writeBack}), producing cases produce (or are fed) them themselves after their backlog. Then the
+ * case is stopped. Printing cases (sink-job, console-consumer) check and count their own stdout and
+ * report.
  *
  * <p>Usage: {@code benchmarks/run relay [--quick] [--records N] [--rounds N] [--latency-rounds N]
  * [--bootstrap H:P] [--only CASE,...]}.
@@ -658,6 +660,7 @@ public final class Harness {
                                                 - brokerCpuBefore
                                                 - observer.cpuSeconds();
                         if (liveRecords > 0 && c.kind() == Kind.COPY) {
+                            writeBack();
                             liveProducer = startLive(bootstrap, live, records, liveRecords);
                         }
                     }
@@ -867,6 +870,22 @@ public final class Harness {
         }
         process.destroyForcibly();
         process.waitFor();
+    }
+
+    /**
+     * Writes the page cache's dirty data to disk ({@code sync}) before a copying case's latency
+     * phase. Its backlog leaves gigabytes of broker log in the page cache, which the kernel writes
+     * back up to 30 s later ({@code vm.dirty_expire_centisecs}); a write-back during the phase held
+     * the broker's appends and the JobManager's fsync of each checkpoint's metadata (the one disk
+     * holds both) for up to a second, at a moment set by how fast the case got through its backlog:
+     * one such stall set the relay's p99 at 100 ms.
+     */
+    static void writeBack() throws IOException, InterruptedException {
+        Process sync = new ProcessBuilder("sync").inheritIO().start();
+        if (!sync.waitFor(2, TimeUnit.MINUTES)) {
+            sync.destroyForcibly();
+            throw new IllegalStateException("sync did not end within 2 min");
+        }
     }
 
     /**
