@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,7 @@ public record KfpSettings(
         String bootstrap,
         boolean externalKafka,
         String javaBin,
+        List<String> jvmOptions,
         String version,
         Topology topology,
         int prometheusPort,
@@ -69,6 +71,7 @@ public record KfpSettings(
                     "KFP_ALERTMANAGER_PORT",
                     "KFP_EXPORTER_PORT",
                     "KFP_ALERT_WEBHOOK",
+                    "KFP_JVM_OPTIONS",
                     ON_CLIENT_HOST);
 
     public static KfpSettings from(Map<String, String> given, Path home, Path callerDir) {
@@ -117,6 +120,7 @@ public record KfpSettings(
                 bootstrap != null && !bootstrap.isBlank(),
                 env.getOrDefault(
                         "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                jvmOptions(env.get("KFP_JVM_OPTIONS")),
                 projectVersion(),
                 topology,
                 port(env, "KFP_PROMETHEUS_PORT", 9090),
@@ -137,6 +141,43 @@ public record KfpSettings(
                             + " to, e.g. http://127.0.0.1:5001/alerts.");
         }
         return url;
+    }
+
+    /**
+     * KFP_JVM_OPTIONS: options for every JVM kfp starts and leaves running (brokers, ZooKeeper,
+     * S3Proxy, JobManagers, TaskManagers), after kfp's own, so an option given here wins - e.g.
+     * {@code -XX:TieredStopAtLevel=1}, which on a machine of two cores running a whole cluster
+     * spares the CPU the optimising compiler takes in each process's first minutes.
+     */
+    private static List<String> jvmOptions(String value) {
+        if (value == null) {
+            return List.of();
+        }
+        List<String> options = List.of(value.trim().split("\\s+"));
+        for (String option : options) {
+            if (!option.startsWith("-")) {
+                throw new KfpException(
+                        "KFP_JVM_OPTIONS="
+                                + value
+                                + ": '"
+                                + option
+                                + "' is not a JVM option. Give options separated by spaces, each"
+                                + " starting with '-', e.g. KFP_JVM_OPTIONS='-XX:TieredStopAtLevel=1'.");
+            }
+        }
+        return options;
+    }
+
+    /**
+     * The start of the command line of a JVM kfp leaves running: java, {@code ownOptions}, then
+     * {@link #jvmOptions()} (KFP_JVM_OPTIONS).
+     */
+    public List<String> java(List<String> ownOptions) {
+        List<String> command = new ArrayList<>();
+        command.add(javaBin);
+        command.addAll(ownOptions);
+        command.addAll(jvmOptions);
+        return command;
     }
 
     public Path repo() {

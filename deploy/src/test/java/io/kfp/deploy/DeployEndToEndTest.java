@@ -99,6 +99,31 @@ public class DeployEndToEndTest {
                 .contains("flink_jobmanager_");
     }
 
+    /** KFP_JVM_OPTIONS reach the command line of the broker and of every Flink process. */
+    @Test
+    void theBrokerAndTheClustersJvmsRunWithKfpJvmOptions() throws Exception {
+        List<Path> pids;
+        try (Stream<Path> files = Files.list(host.run.resolve("pid"))) {
+            pids =
+                    files.filter(
+                                    p ->
+                                            p.getFileName()
+                                                    .toString()
+                                                    .matches(
+                                                            "(kafka|jobmanager|taskmanager-\\d+)\\.pid"))
+                            .sorted()
+                            .toList();
+        }
+        assertThat(pids.stream().map(p -> p.getFileName().toString()))
+                .contains("kafka.pid", "jobmanager.pid", "taskmanager-1.pid");
+        for (Path pid : pids) {
+            String commandLine =
+                    Files.readString(Path.of("/proc", Files.readString(pid).trim(), "cmdline"))
+                            .replace('\0', ' ');
+            assertThat(commandLine).as(pid.toString()).contains(" " + OneHostKfp.JVM_OPTIONS + " ");
+        }
+    }
+
     /**
      * Every local user reaches 127.0.0.1, and Flink's {@code POST /jobs} takes a job graph with its
      * jars whatever {@code web.submit.enable} says: the one-host REST API answers only a client
@@ -244,7 +269,11 @@ public class DeployEndToEndTest {
                                 + " +kfp.dedup-job.default +kfp.dedup-job.default-\\*$");
         List<String> topics =
                 List.of("--source.topics", in, "--sink.topic", out, "--job.instance-id", "e2e");
-        submit("dedup", topics);
+        // Checkpoints every second, not dedup's 5 s, up to the JobManager's crash: each step
+        // waits for some.
+        List<String> options = new ArrayList<>(topics);
+        options.addAll(List.of("--checkpoint.interval", "1 s"));
+        submit("dedup", options);
         produceIds(in, 0, 100);
         produceIds(in, 0, 100);
         awaitCommitted(out, 100);
@@ -253,17 +282,17 @@ public class DeployEndToEndTest {
         String savepoint = kfp("stop", "dedup");
         produceIds(in, 0, 110);
         List<String> resume = new ArrayList<>(List.of("resume", "dedup", "--from", savepoint));
-        resume.addAll(topics);
+        resume.addAll(options);
         assertThat(kfp(resume.toArray(String[]::new)).trim()).matches("[0-9a-f]{32}");
         awaitCommitted(out, 110);
-        // Two more checkpoints (interval 5 s): a repeat let through late would show.
-        Thread.sleep(11_000);
+        // Two more checkpoints: a repeat let through late would show.
+        Thread.sleep(3_000);
         List<String> written = OneHostKfp.values(out, host.client(), true);
         assertThat(written).hasSize(110).doesNotHaveDuplicates();
 
         // An upgrade: the state checked against the new jar, a savepoint, the new version from it.
         List<String> upgrade = new ArrayList<>(List.of("upgrade", "dedup"));
-        upgrade.addAll(topics);
+        upgrade.addAll(options);
         String upgraded = host.kfp(upgrade.toArray(String[]::new));
         assertThat(upgraded)
                 .contains(
@@ -287,7 +316,7 @@ public class DeployEndToEndTest {
         assertThat(host.kfp("status", "dedup")).contains("dedup-job: RUNNING");
         produceIds(in, 0, 130);
         awaitCommitted(out, 130);
-        Thread.sleep(11_000);
+        Thread.sleep(3_000);
         assertThat(OneHostKfp.values(out, host.client(), true))
                 .as("each id once across the stop, the upgrade and the rollback")
                 .hasSize(130)
@@ -311,11 +340,14 @@ public class DeployEndToEndTest {
         // A job with state never starts empty by accident: submit refuses, naming the latest;
         // resume without --from takes the latest safe one, the crashed job's last checkpoint.
         List<String> again = new ArrayList<>(List.of("submit", "dedup"));
-        again.addAll(topics);
+        again.addAll(options);
         Commands.Result refused = host.tryKfp(again.toArray(String[]::new));
         assertThat(refused.exit()).as(refused.output()).isEqualTo(2);
         assertThat(refused.output())
                 .contains("dedup has state: ", "'kfp resume dedup'", "'kfp submit dedup --fresh'");
+        // Resumed at dedup's own 5 s, the interval the checkpoint alert below is tested at: 3
+        // intervals of 1 s are less than Prometheus' scrape interval (5 s), which a healthy job's
+        // alert could fire for.
         List<String> latest = new ArrayList<>(List.of("resume", "dedup"));
         latest.addAll(topics);
         Commands.Result resumed = host.tryKfp(latest.toArray(String[]::new));
@@ -324,7 +356,7 @@ public class DeployEndToEndTest {
                 .containsPattern("resuming dedup from \\S+/chk-\\d+ \\(checkpoint, periodic, ");
         produceIds(in, 0, 140);
         awaitCommitted(out, 140);
-        Thread.sleep(11_000);
+        Thread.sleep(11_000); // two more checkpoints
         assertThat(OneHostKfp.values(out, host.client(), true))
                 .as(
                         "each id once across a JobManager crash and a resume from the latest checkpoint")

@@ -87,6 +87,36 @@ class KfpSettingsTest {
                         "KFP_PROM_PORTS=9249..9259 is not a port or a range of ports");
         assertThatThrownBy(() -> KfpSettings.from(Map.of("KFP_TASKMANAGERS", "0"), HOME, CALLER))
                 .hasMessageContaining("KFP_TASKMANAGERS=0");
+        assertThatThrownBy(
+                        () ->
+                                KfpSettings.from(
+                                        Map.of("KFP_JVM_OPTIONS", "-Xss1m TieredStopAtLevel=1"),
+                                        HOME,
+                                        CALLER))
+                .hasMessageStartingWith(
+                        "KFP_JVM_OPTIONS=-Xss1m TieredStopAtLevel=1: 'TieredStopAtLevel=1' is not a"
+                                + " JVM option.");
+    }
+
+    @Test
+    void jvmOptionsComeAfterKfpsOwnSoTheUsersWin() {
+        KfpSettings none = KfpSettings.from(Map.of("JAVA", "/jdk/bin/java"), HOME, CALLER);
+        assertThat(none.java(java.util.List.of("-Xmx1g")))
+                .containsExactly("/jdk/bin/java", "-Xmx1g");
+        KfpSettings given =
+                KfpSettings.from(
+                        Map.of(
+                                "JAVA",
+                                "/jdk/bin/java",
+                                "KFP_JVM_OPTIONS",
+                                " -XX:TieredStopAtLevel=1   -Xmx2g "),
+                        HOME,
+                        CALLER);
+        assertThat(given.java(java.util.List.of("-Xmx1g")))
+                .containsExactly("/jdk/bin/java", "-Xmx1g", "-XX:TieredStopAtLevel=1", "-Xmx2g");
+        assertThat(KfpSettings.OWN_VARIABLES)
+                .as("not read as a job option by a job's main")
+                .contains("KFP_JVM_OPTIONS");
     }
 
     @Test

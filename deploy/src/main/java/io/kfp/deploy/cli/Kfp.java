@@ -62,7 +62,8 @@ import picocli.CommandLine.ScopeType;
             "Runtime files (PIDs, logs, broker data, checkpoints) live in deploy/run (KFP_RUN_DIR).",
             "FLINK_HOME=/path/to/flink-2.2 uses that installation; KAFKA_BOOTSTRAP=host:port an existing Kafka.",
             "Ports: KFP_KAFKA_PORT, KFP_CONTROLLER_PORT, KFP_REST_PORT, KFP_RPC_PORT, KFP_PROM_PORTS;"
-                    + " KFP_TASKMANAGERS how many TaskManagers."
+                    + " KFP_TASKMANAGERS how many TaskManagers.",
+            "KFP_JVM_OPTIONS: options for every JVM kfp leaves running, e.g. -XX:TieredStopAtLevel=1."
         })
 public final class Kfp implements Callable<Integer> {
 

@@ -357,12 +357,11 @@ public final class FlinkCluster {
     }
 
     private List<String> javaCommand(Topology.Host host, String name, String memoryFlags) {
-        List<String> command = new ArrayList<>();
-        command.add(settings.javaBin());
-        command.addAll(words(memoryFlags));
-        command.addAll(JAVA_OPENS);
-        command.add("-Dlog.file=" + log(host, name, ".log"));
-        command.add("-Dlog4j.configurationFile=" + confDir(host).resolve("log4j.properties"));
+        List<String> own = new ArrayList<>(words(memoryFlags));
+        own.addAll(JAVA_OPENS);
+        own.add("-Dlog.file=" + log(host, name, ".log"));
+        own.add("-Dlog4j.configurationFile=" + confDir(host).resolve("log4j.properties"));
+        List<String> command = settings.java(own);
         command.add("-cp");
         command.add(classpath());
         return command;

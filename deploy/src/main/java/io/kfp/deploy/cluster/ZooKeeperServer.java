@@ -53,18 +53,19 @@ public final class ZooKeeperServer {
             throw new UncheckedIOException(e);
         }
         List<String> command =
-                new ArrayList<>(
+                settings.java(
                         List.of(
-                                settings.javaBin(),
                                 "-Xmx256m",
                                 "-Dlog.file=" + log.resolve("zookeeper.log"),
                                 "-Dlog4j.configurationFile="
                                         + settings.flinkConf().resolve("log4j.properties"),
-                                "-Dzookeeper.jmx.log4j.disable=true",
-                                "-cp",
-                                classpath(),
-                                "org.apache.zookeeper.server.ZooKeeperServerMain",
-                                dir.resolve("zoo.cfg").toString()));
+                                "-Dzookeeper.jmx.log4j.disable=true"));
+        command.addAll(
+                List.of(
+                        "-cp",
+                        classpath(),
+                        "org.apache.zookeeper.server.ZooKeeperServerMain",
+                        dir.resolve("zoo.cfg").toString()));
         settings.processes(host, out, err)
                 .startAndAwait(
                         NAME,
