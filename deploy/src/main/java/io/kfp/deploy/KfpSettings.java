@@ -169,14 +169,16 @@ public record KfpSettings(
     }
 
     /**
-     * The start of the command line of a JVM kfp leaves running: java, {@code ownOptions}, then
-     * {@link #jvmOptions()} (KFP_JVM_OPTIONS).
+     * The command line of a JVM kfp leaves running: java, {@code ownOptions}, {@link #jvmOptions()}
+     * (KFP_JVM_OPTIONS), then {@code rest} (class path, main class or jar, arguments); a list the
+     * caller may add to.
      */
-    public List<String> java(List<String> ownOptions) {
+    public List<String> java(List<String> ownOptions, String... rest) {
         List<String> command = new ArrayList<>();
         command.add(javaBin);
         command.addAll(ownOptions);
         command.addAll(jvmOptions);
+        command.addAll(List.of(rest));
         return command;
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -101,8 +102,7 @@ class KfpSettingsTest {
     @Test
     void jvmOptionsComeAfterKfpsOwnSoTheUsersWin() {
         KfpSettings none = KfpSettings.from(Map.of("JAVA", "/jdk/bin/java"), HOME, CALLER);
-        assertThat(none.java(java.util.List.of("-Xmx1g")))
-                .containsExactly("/jdk/bin/java", "-Xmx1g");
+        assertThat(none.java(List.of("-Xmx1g"))).containsExactly("/jdk/bin/java", "-Xmx1g");
         KfpSettings given =
                 KfpSettings.from(
                         Map.of(
@@ -112,8 +112,15 @@ class KfpSettingsTest {
                                 " -XX:TieredStopAtLevel=1   -Xmx2g "),
                         HOME,
                         CALLER);
-        assertThat(given.java(java.util.List.of("-Xmx1g")))
-                .containsExactly("/jdk/bin/java", "-Xmx1g", "-XX:TieredStopAtLevel=1", "-Xmx2g");
+        assertThat(given.java(List.of("-Xmx1g"), "-cp", "lib/*", "Main"))
+                .containsExactly(
+                        "/jdk/bin/java",
+                        "-Xmx1g",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Xmx2g",
+                        "-cp",
+                        "lib/*",
+                        "Main");
         assertThat(KfpSettings.OWN_VARIABLES)
                 .as("not read as a job option by a job's main")
                 .contains("KFP_JVM_OPTIONS");

@@ -361,10 +361,7 @@ public final class FlinkCluster {
         own.addAll(JAVA_OPENS);
         own.add("-Dlog.file=" + log(host, name, ".log"));
         own.add("-Dlog4j.configurationFile=" + confDir(host).resolve("log4j.properties"));
-        List<String> command = settings.java(own);
-        command.add("-cp");
-        command.add(classpath());
-        return command;
+        return settings.java(own, "-cp", classpath());
     }
 
     /** Flink's lib/ plus our loopback Prometheus reporter (kfp's classes). */

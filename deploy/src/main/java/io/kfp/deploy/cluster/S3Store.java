@@ -80,13 +80,13 @@ public final class S3Store {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> command = settings.java(List.of("-Xmx256m"));
-        command.addAll(
-                List.of(
+        List<String> command =
+                settings.java(
+                        List.of("-Xmx256m"),
                         "-jar",
                         settings.dist().resolve("s3proxy").resolve("s3proxy.jar").toString(),
                         "--properties",
-                        properties.toString()));
+                        properties.toString());
         settings.processes(host, out, err)
                 .startAndAwait(
                         NAME,

@@ -59,13 +59,11 @@ public final class ZooKeeperServer {
                                 "-Dlog.file=" + log.resolve("zookeeper.log"),
                                 "-Dlog4j.configurationFile="
                                         + settings.flinkConf().resolve("log4j.properties"),
-                                "-Dzookeeper.jmx.log4j.disable=true"));
-        command.addAll(
-                List.of(
+                                "-Dzookeeper.jmx.log4j.disable=true"),
                         "-cp",
                         classpath(),
                         "org.apache.zookeeper.server.ZooKeeperServerMain",
-                        dir.resolve("zoo.cfg").toString()));
+                        dir.resolve("zoo.cfg").toString());
         settings.processes(host, out, err)
                 .startAndAwait(
                         NAME,

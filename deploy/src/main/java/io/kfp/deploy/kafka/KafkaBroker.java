@@ -304,14 +304,13 @@ public final class KafkaBroker {
 
     private List<String> java(Topology.Host host) {
         Path dir = settings.hostRun(host).resolve("kafka");
-        List<String> command =
-                settings.java(
-                        List.of(
-                                host == null ? "-Xmx1g" : "-Xmx512m",
-                                "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"),
-                                "-Dkafka.logs.dir=" + log(host)));
-        command.addAll(List.of("-cp", settings.dist().resolve("kafka").resolve("libs") + "/*"));
-        return command;
+        return settings.java(
+                List.of(
+                        host == null ? "-Xmx1g" : "-Xmx512m",
+                        "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"),
+                        "-Dkafka.logs.dir=" + log(host)),
+                "-cp",
+                settings.dist().resolve("kafka").resolve("libs") + "/*");
     }
 
     private Processes processes(Topology.Host host) {
